@@ -1,0 +1,204 @@
+//! Where rmcp hands a request to a lowered handler: the injected extractors, era selection,
+//! opening the incoming state, and the legacy server-initiated requests.
+
+use std::collections::BTreeMap;
+
+use rmcp::handler::server::common::{AsRequestContext, FromContextPart};
+use rmcp::handler::server::prompt::PromptContext;
+use rmcp::handler::server::tool::ToolCallContext;
+use rmcp::model::{JsonObject, ProtocolVersion};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, Peer, RoleServer};
+use serde_json::Value;
+
+use crate::bind::bind_digest;
+use crate::capability::ClientCaps;
+use crate::era::Era;
+use crate::error::MrtrError;
+use crate::machine::{Handler, Io};
+use crate::request::{InputMethod, InputRequest};
+use crate::runtime::Runtime;
+use crate::seal::Binding;
+
+/// The authenticated subject of a request, bound into every continuation it mints.
+///
+/// Insert it into the HTTP request's extensions from your auth middleware (rmcp passes the
+/// request's `http::request::Parts` on to handlers), or into the rmcp request extensions
+/// directly. Use a stable identity such as the token's `sub`, never the bearer token itself: a
+/// refreshed token must not break a dialogue in progress.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Principal(pub String);
+
+/// One round's MRTR parameters, for request kinds whose rmcp context does not carry them.
+///
+/// rmcp's prompt router drops `inputResponses` and `requestState`; a server's `get_prompt`
+/// stores them here (see [`RoundInput::stash`]) before it calls the router.
+#[derive(Clone, Debug, Default)]
+pub struct RoundInput {
+    pub input_responses: Option<BTreeMap<String, Value>>,
+    pub request_state: Option<String>,
+}
+
+impl RoundInput {
+    /// Moves the round's parameters out of `params` into the request extensions.
+    pub fn stash(params: &mut rmcp::model::GetPromptRequestParams, context: &mut RequestContext<RoleServer>) {
+        context.extensions.insert(RoundInput {
+            input_responses: params.input_responses.take(),
+            request_state: params.request_state.take(),
+        });
+    }
+}
+
+/// Everything a lowered handler needs from one request. Injected by `#[mrtr_tool]`.
+pub struct ToolCall {
+    request: Request,
+}
+
+/// The prompt counterpart of [`ToolCall`].
+pub struct PromptCall {
+    request: Request,
+}
+
+struct Request {
+    method: &'static str,
+    target: String,
+    arguments: Option<JsonObject>,
+    input_responses: Option<BTreeMap<String, Value>>,
+    request_state: Option<String>,
+    context: RequestContext<RoleServer>,
+}
+
+impl<S> FromContextPart<ToolCallContext<'_, S>> for ToolCall {
+    fn from_context_part(context: &mut ToolCallContext<'_, S>) -> Result<Self, ErrorData> {
+        Ok(ToolCall {
+            request: Request {
+                method: "tools/call",
+                target: context.name.to_string(),
+                // Cloned, not taken: the user's `Parameters<T>` still needs them.
+                arguments: context.arguments.clone(),
+                input_responses: context.input_responses.take(),
+                request_state: context.request_state.take(),
+                context: context.as_request_context().clone(),
+            },
+        })
+    }
+}
+
+impl<S> FromContextPart<PromptContext<'_, S>> for PromptCall {
+    fn from_context_part(context: &mut PromptContext<'_, S>) -> Result<Self, ErrorData> {
+        let round = context.context.extensions.remove::<RoundInput>().unwrap_or_default();
+        Ok(PromptCall {
+            request: Request {
+                method: "prompts/get",
+                target: context.name.clone(),
+                arguments: context.arguments.clone(),
+                input_responses: round.input_responses,
+                request_state: round.request_state,
+                context: context.as_request_context().clone(),
+            },
+        })
+    }
+}
+
+impl ToolCall {
+    pub fn begin(self, handler: &'static Handler) -> Result<Io, ErrorData> {
+        self.request.begin(handler).map_err(ErrorData::from)
+    }
+}
+
+impl PromptCall {
+    pub fn begin(self, handler: &'static Handler) -> Result<Io, ErrorData> {
+        self.request.begin(handler).map_err(ErrorData::from)
+    }
+}
+
+impl Request {
+    fn begin(self, handler: &'static Handler) -> Result<Io, MrtrError> {
+        let caps = ClientCaps::from_rmcp(self.context.client_capabilities().as_ref());
+        let runtime = Runtime::for_request(&self.context.extensions)?;
+        match Era::of(&self.context) {
+            Era::Legacy(version) => {
+                tracing::debug!(target: "mrtr", handler = handler.path, %version, "legacy session: asks are awaited in place");
+                Ok(Io::live(self.context.peer.clone(), version, caps, runtime.live_attempts))
+            }
+            Era::Modern(_) => {
+                let incoming = self.input_responses.unwrap_or_default();
+                runtime.limits.check(&incoming)?;
+                let binding = Binding {
+                    bind: bind_digest(self.method, &self.target, self.arguments.as_ref()),
+                    principal: principal_of(&self.context),
+                };
+                let resumed = match &self.request_state {
+                    None => None,
+                    Some(token) => {
+                        let opened = runtime.sealer.open(token, &binding)?;
+                        if let Some(guard) = &runtime.replay {
+                            if !guard.claim(&opened.idempotency_key, opened.expires_at) {
+                                return Err(MrtrError::RejectedState("continuation already redeemed".into()));
+                            }
+                        }
+                        Some(opened.continuation)
+                    }
+                };
+                Ok(Io::modern(runtime, binding, caps, resumed, incoming))
+            }
+        }
+    }
+}
+
+fn principal_of(context: &RequestContext<RoleServer>) -> Option<String> {
+    if let Some(Principal(subject)) = context.extensions.get::<Principal>() {
+        return Some(subject.clone());
+    }
+    context
+        .extensions
+        .get::<http::request::Parts>()
+        .and_then(|parts| parts.extensions.get::<Principal>())
+        .map(|Principal(subject)| subject.clone())
+}
+
+/// Sends one ask to a legacy client and returns its answer in the shape a 2026-07-28 client
+/// would put in `inputResponses`, so both eras decode through the same code.
+#[allow(deprecated)] // sampling and roots are deprecated by SEP-2577 but still served
+pub(crate) async fn send_live(
+    peer: &Peer<RoleServer>,
+    version: &ProtocolVersion,
+    request: &InputRequest,
+) -> Result<Value, MrtrError> {
+    let params = request.params.clone().unwrap_or(Value::Object(Default::default()));
+    let client = |e: rmcp::service::ServiceError| MrtrError::Client(format!("{:?} request failed: {e}", request.method));
+    let shape = |e: serde_json::Error| MrtrError::Internal(format!("{:?} params do not fit rmcp's model: {e}", request.method));
+    let reply = match request.method {
+        InputMethod::Elicitation => {
+            let mut params = params;
+            if request.is_url_elicitation() {
+                // 2025-11-25 URL elicitation needs an id; 2026-07-28 dropped it.
+                if let Some(object) = params.as_object_mut() {
+                    object.entry("elicitationId").or_insert_with(|| Value::String(elicitation_id()));
+                }
+            } else if version.as_str() < "2025-11-25" {
+                if let Some(object) = params.as_object_mut() {
+                    object.remove("mode");
+                }
+            }
+            let params = serde_json::from_value(params).map_err(shape)?;
+            serde_json::to_value(peer.create_elicitation(params).await.map_err(client)?)
+        }
+        InputMethod::Sampling => {
+            let params = serde_json::from_value(params).map_err(shape)?;
+            serde_json::to_value(peer.create_message(params).await.map_err(client)?)
+        }
+        InputMethod::Roots => serde_json::to_value(peer.list_roots().await.map_err(client)?),
+    };
+    reply.map_err(|e| MrtrError::Internal(format!("cannot re-encode the client's answer: {e}")))
+}
+
+fn elicitation_id() -> String {
+    let mut bytes = [0u8; 16];
+    // An id only has to be unique per session; fall back to the clock if the OS RNG fails.
+    if getrandom::fill(&mut bytes).is_err() {
+        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+        bytes = nanos.to_le_bytes();
+    }
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}

@@ -1,0 +1,62 @@
+//! The failures the runtime reports to the client, and their JSON-RPC shapes.
+
+use rmcp::ErrorData;
+use rmcp::model::ErrorCode;
+use serde_json::Value;
+
+/// What can go wrong outside the user's own code.
+///
+/// Every rejection of `requestState` carries its precise reason for the log but reaches the
+/// client as one generic -32602, so a probing client learns nothing about which check failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum MrtrError {
+    /// `requestState` failed a check (size, format, key id, tag, expiry, audience, binding,
+    /// principal, fingerprint, replay, slot decoding).
+    #[error("requestState rejected: {0}")]
+    RejectedState(String),
+    /// `inputResponses` is not an object, or is past a size or depth limit.
+    #[error("inputResponses rejected: {0}")]
+    InvalidInputResponses(String),
+    /// An ask needs a client capability this request did not declare (-32021).
+    #[error("missing required client capability: {0}")]
+    MissingCapability(Value),
+    /// A legacy client failed the server-initiated request, or kept answering with content that
+    /// does not fit the requested schema.
+    #[error("client request failed: {0}")]
+    Client(String),
+    /// A bug or misconfiguration on this server.
+    #[error("internal error: {0}")]
+    Internal(String),
+}
+
+/// The one message every `requestState` rejection carries on the wire.
+pub(crate) const REJECTED_STATE_MESSAGE: &str =
+    "Invalid params: requestState is invalid, expired or does not belong to this request";
+
+/// JSON-RPC code of `MissingRequiredClientCapabilityError` (2026-07-28).
+pub(crate) const MISSING_REQUIRED_CLIENT_CAPABILITY: i32 = -32021;
+
+impl From<MrtrError> for ErrorData {
+    fn from(error: MrtrError) -> Self {
+        match error {
+            MrtrError::RejectedState(reason) => {
+                tracing::warn!(target: "mrtr", %reason, "requestState rejected");
+                ErrorData::invalid_params(REJECTED_STATE_MESSAGE, None)
+            }
+            MrtrError::InvalidInputResponses(reason) => {
+                ErrorData::invalid_params(format!("Invalid params: {reason}"), None)
+            }
+            MrtrError::MissingCapability(required) => ErrorData::new(
+                ErrorCode(MISSING_REQUIRED_CLIENT_CAPABILITY),
+                "Missing required client capability",
+                Some(serde_json::json!({ "requiredCapabilities": required })),
+            ),
+            MrtrError::Client(reason) => ErrorData::internal_error(reason, None),
+            MrtrError::Internal(reason) => {
+                tracing::error!(target: "mrtr", %reason, "mrtr internal error");
+                ErrorData::internal_error(reason, None)
+            }
+        }
+    }
+}

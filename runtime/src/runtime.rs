@@ -1,0 +1,75 @@
+//! The process-wide settings a ported server runs with.
+
+use std::sync::{Arc, OnceLock, RwLock};
+
+use crate::config::StateConfig;
+use crate::error::MrtrError;
+use crate::limits::Limits;
+use crate::replay::ReplayGuard;
+use crate::seal::Sealer;
+
+/// Sealing keys, limits and the optional replay guard, shared by every handler.
+///
+/// Install one at start-up with [`Runtime::install`]; a request may override it by carrying an
+/// `Arc<Runtime>` in its rmcp extensions (useful to run two differently keyed servers in one
+/// process, as the tests do).
+#[derive(Clone)]
+pub struct Runtime {
+    pub(crate) sealer: Sealer,
+    pub(crate) limits: Limits,
+    pub(crate) replay: Option<Arc<dyn ReplayGuard>>,
+    /// How often a legacy client may answer one ask with content that does not decode before
+    /// the call fails.
+    pub(crate) live_attempts: u32,
+}
+
+static INSTALLED: OnceLock<RwLock<Option<Arc<Runtime>>>> = OnceLock::new();
+
+impl Runtime {
+    pub fn new(config: StateConfig) -> Result<Self, MrtrError> {
+        Ok(Self {
+            sealer: Sealer::from_config(&config)?,
+            limits: Limits::default(),
+            replay: None,
+            live_attempts: 3,
+        })
+    }
+
+    /// Reads `MRTR_STATE_KEYS`, `MRTR_STATE_TTL` and `MRTR_STATE_MAX_BYTES`.
+    pub fn from_env(audience: impl Into<String>) -> Result<Self, MrtrError> {
+        Self::new(StateConfig::from_env(audience)?)
+    }
+
+    pub fn with_limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// Makes every continuation token single-use.
+    pub fn with_replay_guard(mut self, guard: Arc<dyn ReplayGuard>) -> Self {
+        self.replay = Some(guard);
+        self
+    }
+
+    /// Makes this the runtime of every request that does not carry its own.
+    pub fn install(self) -> Arc<Runtime> {
+        let runtime = Arc::new(self);
+        let slot = INSTALLED.get_or_init(|| RwLock::new(None));
+        *slot.write().unwrap_or_else(|poisoned| poisoned.into_inner()) = Some(runtime.clone());
+        runtime
+    }
+
+    /// The runtime for one request: its own override, else the installed one, else one read
+    /// from the environment (installed on first use).
+    pub(crate) fn for_request(extensions: &rmcp::model::Extensions) -> Result<Arc<Runtime>, MrtrError> {
+        if let Some(runtime) = extensions.get::<Arc<Runtime>>() {
+            return Ok(runtime.clone());
+        }
+        let slot = INSTALLED.get_or_init(|| RwLock::new(None));
+        if let Some(runtime) = slot.read().unwrap_or_else(|poisoned| poisoned.into_inner()).clone() {
+            return Ok(runtime);
+        }
+        let audience = std::env::var("MRTR_AUDIENCE").unwrap_or_else(|_| "mrtr".to_owned());
+        Ok(Runtime::from_env(audience)?.install())
+    }
+}
