@@ -3,16 +3,17 @@
 //! A normal library crate so that every stage can be unit- and snapshot-tested with
 //! `proc_macro2`.
 
+mod elicit;
+mod tool;
+
 use proc_macro2::TokenStream;
 
-/// `#[mrtr_tool]`: OWNER helper C.
+/// `#[mrtr_tool]` on an async handler.
 pub fn mrtr_tool(args: TokenStream, item: TokenStream) -> TokenStream {
-    let _ = args;
-    item
+    tool::expand(args, item)
 }
 
-/// `#[derive(Elicit)]`: OWNER helper B.
+/// `#[derive(Elicit)]`.
 pub fn derive_elicit(item: TokenStream) -> TokenStream {
-    let _ = item;
-    TokenStream::new()
+    elicit::derive(item)
 }
