@@ -59,7 +59,7 @@ macro_rules! ask {
 pub mod __private {
     pub use crate::call::{PromptCall, ToolCall};
     pub use crate::carry::{Carry, CarryVt, SlotReader, SlotWriter, carry_vt, fingerprint, out, tn};
-    pub use crate::machine::{Flow, Handler, Io, Lift, Lifted, Missing, done};
+    pub use crate::machine::{Flow, Handler, Io, Lift, Lifted, Missing, PromptOutcome, StepInfo, done};
     pub use crate::request::{elicit, elicit_url, roots, sample};
     pub use crate::error::MrtrError;
     pub use ::core;

@@ -33,6 +33,31 @@ use crate::seal::{Binding, Continuation};
 pub struct Handler {
     /// `module_path!()::fn_name`, for logs.
     pub path: &'static str,
+    /// The resume steps, in source order.
+    pub steps: &'static [StepInfo],
+    /// What the handler's asks can need from a client, as dotted capability paths
+    /// (`elicitation.form`, `elicitation.url`, `sampling`, `roots`), derived from its `ask!`s.
+    pub capabilities: &'static [&'static str],
+}
+
+/// One resume point of a lowered handler, for documentation and listings.
+#[derive(Debug)]
+pub struct StepInfo {
+    /// The step enum's variant name, as sealed in `requestState`.
+    pub name: &'static str,
+    /// The wire keys asked at this step (`confirm#{i0}` for per-iteration keys).
+    pub keys: &'static [&'static str],
+    /// The locals carried to this step.
+    pub carried: &'static [&'static str],
+}
+
+/// A `prompts/get` outcome in the shape rmcp's prompt router accepts.
+pub struct PromptOutcome(pub GetPromptResponse);
+
+impl IntoGetPromptResult for PromptOutcome {
+    fn into_get_prompt_result(self) -> Result<GetPromptResponse, ErrorData> {
+        Ok(self.0)
+    }
 }
 
 /// How one run of the body ended.
@@ -301,16 +326,17 @@ impl Io {
     }
 
     /// Turns the body's outcome into a `prompts/get` response.
-    pub fn finish_prompt<R>(self, out: Lifted<R>) -> Result<GetPromptResponse, ErrorData>
+    pub fn finish_prompt<R>(self, out: Lifted<R>) -> Result<PromptOutcome, ErrorData>
     where
         R: Lift + IntoGetPromptResult,
     {
-        match out {
-            Ok(Flow::Done(value)) => R::join(Ok(value)).into_get_prompt_result(),
-            Err(error) => R::join(Err(error)).into_get_prompt_result(),
-            Ok(Flow::Fail(error)) => Err(error.into()),
-            Ok(Flow::Suspend(suspension)) => Ok(GetPromptResponse::InputRequired(self.seal(suspension)?)),
-        }
+        let response = match out {
+            Ok(Flow::Done(value)) => R::join(Ok(value)).into_get_prompt_result()?,
+            Err(error) => R::join(Err(error)).into_get_prompt_result()?,
+            Ok(Flow::Fail(error)) => return Err(error.into()),
+            Ok(Flow::Suspend(suspension)) => GetPromptResponse::InputRequired(self.seal(suspension)?),
+        };
+        Ok(PromptOutcome(response))
     }
 
     /// Gates the unanswered asks on this request's capabilities and seals the continuation.
