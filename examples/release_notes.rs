@@ -9,7 +9,7 @@ use mrtr_examples::{Launch, init_tracing, install_runtime, serve};
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{
     CallToolResult, ContentBlock, CreateMessageRequestParams, Implementation, SamplingMessage,
-    ServerCapabilities, ServerInfo,
+    ServerCapabilities, ServerConfig,
 };
 use rmcp::{ErrorData, ServerHandler, schemars, tool, tool_handler, tool_router};
 use serde::Deserialize;
@@ -90,8 +90,8 @@ impl Releaser {
 
 #[tool_handler]
 impl ServerHandler for Releaser {
-    fn get_info(&self) -> ServerInfo {
-        ServerInfo::new(ServerCapabilities::builder().enable_tools().build()).with_server_info(
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build()).with_server_info(
             Implementation::new("release-notes", env!("CARGO_PKG_VERSION")),
         )
     }

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use mrtr::allowed_roots::AllowedRoots;
 use mrtr_examples::{Launch, init_tracing, serve};
 use rmcp::handler::server::wrapper::Parameters;
-use rmcp::model::{CallToolResult, ContentBlock, Implementation, ServerCapabilities, ServerInfo};
+use rmcp::model::{CallToolResult, ContentBlock, Implementation, ServerCapabilities, ServerConfig};
 use rmcp::{ErrorData, ServerHandler, schemars, tool, tool_handler, tool_router};
 use serde::Deserialize;
 
@@ -78,8 +78,8 @@ impl RepoTools {
 
 #[tool_handler]
 impl ServerHandler for RepoTools {
-    fn get_info(&self) -> ServerInfo {
-        ServerInfo::new(ServerCapabilities::builder().enable_tools().build())
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(Implementation::new("repo-tools", env!("CARGO_PKG_VERSION")))
     }
 }

@@ -8,7 +8,7 @@ use mrtr_examples::{Launch, init_tracing, serve};
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{
     CallToolResult, ContentBlock, CreateMessageRequestParams, Implementation, SamplingMessage,
-    ServerCapabilities, ServerInfo,
+    ServerCapabilities, ServerConfig,
 };
 use rmcp::service::ElicitationError;
 use rmcp::{ErrorData, Peer, RoleServer, ServerHandler, schemars, tool, tool_handler, tool_router};
@@ -84,8 +84,8 @@ impl Releaser {
 
 #[tool_handler]
 impl ServerHandler for Releaser {
-    fn get_info(&self) -> ServerInfo {
-        ServerInfo::new(ServerCapabilities::builder().enable_tools().build()).with_server_info(
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build()).with_server_info(
             Implementation::new("legacy-release-notes", env!("CARGO_PKG_VERSION")),
         )
     }

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use mrtr_examples::{Launch, init_tracing, serve};
 use rmcp::handler::server::wrapper::Parameters;
-use rmcp::model::{CallToolResult, ContentBlock, Implementation, ServerCapabilities, ServerInfo};
+use rmcp::model::{CallToolResult, ContentBlock, Implementation, ServerCapabilities, ServerConfig};
 use rmcp::{ErrorData, Peer, RoleServer, ServerHandler, schemars, tool, tool_handler, tool_router};
 use serde::Deserialize;
 
@@ -83,8 +83,8 @@ async fn inside_client_roots(
 
 #[tool_handler]
 impl ServerHandler for RepoTools {
-    fn get_info(&self) -> ServerInfo {
-        ServerInfo::new(ServerCapabilities::builder().enable_tools().build()).with_server_info(
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build()).with_server_info(
             Implementation::new("legacy-repo-tools", env!("CARGO_PKG_VERSION")),
         )
     }
