@@ -25,7 +25,7 @@ mod machine;
 mod runtime;
 
 pub use answer::Answer;
-pub use call::{Principal, RoundInput};
+pub use call::{Principal, RoundInput, get_prompt};
 pub use capability::ClientCaps;
 pub use elicit::Elicit;
 pub use era::Era;
