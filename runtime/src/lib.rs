@@ -31,12 +31,12 @@ pub use elicit::Elicit;
 pub use era::Era;
 pub use error::MrtrError;
 pub use mrtr_macros::{Elicit, mrtr_tool};
-pub use request::{Ask, elicit, elicit_url, roots, sample};
+pub use request::{Ask, elicit, elicit_url, elicit_with_schema, roots, sample};
 pub use runtime::Runtime;
 
 /// Everything a ported handler usually needs.
 pub mod prelude {
-    pub use crate::request::{elicit, elicit_url, roots, sample};
+    pub use crate::request::{elicit, elicit_url, elicit_with_schema, roots, sample};
     pub use crate::{Answer, ClientCaps, Elicit, ask, mrtr_tool};
 }
 
@@ -63,6 +63,7 @@ pub mod __private {
         Carry, CarryVt, SlotReader, SlotWriter, carry_vt, fingerprint, out, tn,
     };
     pub use crate::error::MrtrError;
+    pub use crate::elicit::__derive_support as derive_elicit;
     pub use crate::machine::{
         Flow, Handler, Io, Lift, Lifted, Missing, PromptOutcome, StepInfo, done,
     };
@@ -75,6 +76,6 @@ pub mod __private {
     /// The request builders, imported around each `ask!` request expression so that users can
     /// write `elicit::<T>(..)` without importing it.
     pub mod requests {
-        pub use crate::request::{elicit, elicit_url, roots, sample};
+        pub use crate::request::{elicit, elicit_url, elicit_with_schema, roots, sample};
     }
 }
