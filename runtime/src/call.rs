@@ -251,5 +251,12 @@ pub async fn get_prompt<S: Send + Sync + 'static>(
     mut context: RequestContext<RoleServer>,
 ) -> Result<rmcp::model::GetPromptResponse, ErrorData> {
     RoundInput::stash(&mut request, &mut context);
-    router.get_prompt(PromptContext::new(server, request.name, request.arguments, context)).await
+    router
+        .get_prompt(PromptContext::new(
+            server,
+            request.name,
+            request.arguments,
+            context,
+        ))
+        .await
 }
