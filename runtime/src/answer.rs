@@ -23,7 +23,10 @@ pub enum Answer<T> {
 ///
 /// `Err` means the value is missing its expected shape (wrong type, undecodable content): the
 /// caller treats the key as unanswered and asks again.
-pub(crate) fn decode<T: DeserializeOwned>(request: &InputRequest, raw: &Value) -> Result<Answer<T>, String> {
+pub(crate) fn decode<T: DeserializeOwned>(
+    request: &InputRequest,
+    raw: &Value,
+) -> Result<Answer<T>, String> {
     let _ = (request, raw);
     todo!()
 }

@@ -9,7 +9,11 @@ use serde_json::{Map, Value};
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct BindDigest(pub [u8; 32]);
 
-pub fn bind_digest(method: &str, target: &str, arguments: Option<&Map<String, Value>>) -> BindDigest {
+pub fn bind_digest(
+    method: &str,
+    target: &str,
+    arguments: Option<&Map<String, Value>>,
+) -> BindDigest {
     let _ = (method, target, arguments);
     todo!()
 }

@@ -25,7 +25,10 @@ impl ClientCaps {
 }
 
 /// Checks every request against `caps`; the error names exactly what is missing (-32021).
-pub fn gate<'a>(caps: &ClientCaps, requests: impl IntoIterator<Item = &'a InputRequest>) -> Result<(), MrtrError> {
+pub fn gate<'a>(
+    caps: &ClientCaps,
+    requests: impl IntoIterator<Item = &'a InputRequest>,
+) -> Result<(), MrtrError> {
     let _ = (caps, requests.into_iter());
     todo!()
 }

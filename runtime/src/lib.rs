@@ -35,8 +35,8 @@ pub use runtime::Runtime;
 
 /// Everything a ported handler usually needs.
 pub mod prelude {
-    pub use crate::{Answer, ClientCaps, Elicit, ask, mrtr_tool};
     pub use crate::request::{elicit, elicit_url, roots, sample};
+    pub use crate::{Answer, ClientCaps, Elicit, ask, mrtr_tool};
 }
 
 /// Marks a suspension point inside a `#[mrtr_tool]` handler.
@@ -58,10 +58,14 @@ macro_rules! ask {
 #[doc(hidden)]
 pub mod __private {
     pub use crate::call::{PromptCall, ToolCall};
-    pub use crate::carry::{Carry, CarryVt, SlotReader, SlotWriter, carry_vt, fingerprint, out, tn};
-    pub use crate::machine::{Flow, Handler, Io, Lift, Lifted, Missing, PromptOutcome, StepInfo, done};
-    pub use crate::request::{elicit, elicit_url, roots, sample};
+    pub use crate::carry::{
+        Carry, CarryVt, SlotReader, SlotWriter, carry_vt, fingerprint, out, tn,
+    };
     pub use crate::error::MrtrError;
+    pub use crate::machine::{
+        Flow, Handler, Io, Lift, Lifted, Missing, PromptOutcome, StepInfo, done,
+    };
+    pub use crate::request::{elicit, elicit_url, roots, sample};
     pub use ::core;
     pub use ::rmcp;
     pub use ::serde;

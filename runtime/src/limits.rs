@@ -18,7 +18,11 @@ pub struct Limits {
 
 impl Default for Limits {
     fn default() -> Self {
-        Self { max_keys: 64, max_depth: 32, max_bytes: 1 << 20 }
+        Self {
+            max_keys: 64,
+            max_depth: 32,
+            max_bytes: 1 << 20,
+        }
     }
 }
 

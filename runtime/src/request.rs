@@ -46,7 +46,10 @@ pub struct Ask<T> {
 
 impl<T> Ask<T> {
     pub fn from_request(request: InputRequest) -> Self {
-        Self { request, answer: PhantomData }
+        Self {
+            request,
+            answer: PhantomData,
+        }
     }
     pub fn request(&self) -> &InputRequest {
         &self.request
@@ -69,7 +72,9 @@ pub fn elicit_url(message: impl Into<String>, url: impl Into<String>) -> Ask<()>
 }
 
 /// `sampling/createMessage` with the same parameters the legacy `Peer::create_message` took.
-pub fn sample(params: rmcp::model::CreateMessageRequestParams) -> Ask<rmcp::model::CreateMessageResult> {
+pub fn sample(
+    params: rmcp::model::CreateMessageRequestParams,
+) -> Ask<rmcp::model::CreateMessageResult> {
     let _ = params;
     todo!()
 }

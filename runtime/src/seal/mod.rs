@@ -56,7 +56,11 @@ impl Sealer {
         todo!()
     }
 
-    pub fn seal(&self, continuation: &Continuation, binding: &Binding) -> Result<String, MrtrError> {
+    pub fn seal(
+        &self,
+        continuation: &Continuation,
+        binding: &Binding,
+    ) -> Result<String, MrtrError> {
         let _ = (continuation, binding);
         todo!()
     }
