@@ -95,7 +95,7 @@ pub fn text(text: impl Into<String>) -> Reply {
     Reply::Text(text.into())
 }
 
-pub fn roots<I: IntoIterator<Item = S>, S: Into<String>>(uris: I) -> Reply {
+pub fn root_uris<I: IntoIterator<Item = S>, S: Into<String>>(uris: I) -> Reply {
     Reply::Roots(uris.into_iter().map(Into::into).collect())
 }
 

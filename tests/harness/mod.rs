@@ -7,11 +7,13 @@
 //! keys) and the handler's [`Effects`] (what user code ran, and how often).
 
 pub mod client;
+pub mod run;
 pub mod runtime;
 pub mod server;
 pub mod session;
 
-pub use client::{Caps, Received, Reply, ScriptedClient, accept, roots, text};
+pub use client::{Caps, Received, Reply, ScriptedClient, accept, root_uris, text};
+pub use run::{Both, Run, run, run_both};
 pub use runtime::test_runtime;
 pub use server::{Effects, Outcome, Round, TestServer, Transcript};
 pub use session::{
