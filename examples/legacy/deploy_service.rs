@@ -10,7 +10,7 @@ use mrtr_examples::{Launch, init_tracing, serve};
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{
     CallToolResult, ContentBlock, CreateMessageRequestParams, Implementation, SamplingMessage,
-    ServerCapabilities, ServerInfo,
+    ServerCapabilities, ServerConfig,
 };
 use rmcp::service::ElicitationError;
 use rmcp::{ErrorData, Peer, RoleServer, ServerHandler, schemars, tool, tool_handler, tool_router};
@@ -122,8 +122,8 @@ impl Deployer {
 
 #[tool_handler]
 impl ServerHandler for Deployer {
-    fn get_info(&self) -> ServerInfo {
-        ServerInfo::new(ServerCapabilities::builder().enable_tools().build()).with_server_info(
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build()).with_server_info(
             Implementation::new("legacy-deploy-service", env!("CARGO_PKG_VERSION")),
         )
     }

@@ -230,3 +230,26 @@ fn elicitation_id() -> String {
     }
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
+
+/// `prompts/get` for servers whose prompts use `#[mrtr_tool]`.
+///
+/// rmcp's prompt router passes only the prompt's name and arguments to handlers, dropping the
+/// round's `inputResponses` and `requestState`; this keeps them for the handler. Call it from
+/// your `ServerHandler::get_prompt` (and leave `#[prompt_handler]` out, or let your own
+/// `get_prompt` take precedence):
+///
+/// ```ignore
+/// async fn get_prompt(&self, request: GetPromptRequestParams, context: RequestContext<RoleServer>)
+///     -> Result<GetPromptResponse, ErrorData> {
+///     mrtr::get_prompt(&Self::prompt_router(), self, request, context).await
+/// }
+/// ```
+pub async fn get_prompt<S: Send + Sync + 'static>(
+    router: &rmcp::handler::server::router::prompt::PromptRouter<S>,
+    server: &S,
+    mut request: rmcp::model::GetPromptRequestParams,
+    mut context: RequestContext<RoleServer>,
+) -> Result<rmcp::model::GetPromptResponse, ErrorData> {
+    RoundInput::stash(&mut request, &mut context);
+    router.get_prompt(PromptContext::new(server, request.name, request.arguments, context)).await
+}

@@ -6,6 +6,7 @@
 //! `requestState` is a sealed continuation ([`seal`]); on a legacy session each ask is sent to the
 //! client as a real server-initiated request and awaited in place.
 
+pub mod allowed_roots;
 pub mod answer;
 pub mod bind;
 pub mod capability;
@@ -24,7 +25,7 @@ mod machine;
 mod runtime;
 
 pub use answer::Answer;
-pub use call::{Principal, RoundInput};
+pub use call::{Principal, RoundInput, get_prompt};
 pub use capability::ClientCaps;
 pub use elicit::Elicit;
 pub use era::Era;
