@@ -58,7 +58,7 @@ macro_rules! ask {
 #[doc(hidden)]
 pub mod __private {
     pub use crate::call::{PromptCall, ToolCall};
-    pub use crate::carry::{Carry, CarryVt, SlotReader, SlotWriter, carry_vt, fingerprint, out, tn};
+    pub use crate::carry::{Carry, CarryVt, SlotReader, SlotWriter, carry_vt, counter, fingerprint, out, rest_of, tn};
     pub use crate::machine::{Flow, Handler, Io, Lift, Lifted, Missing, PromptOutcome, StepInfo, done};
     pub use crate::request::{elicit, elicit_url, roots, sample};
     pub use crate::error::MrtrError;
