@@ -41,7 +41,10 @@ pub struct RoundInput {
 
 impl RoundInput {
     /// Moves the round's parameters out of `params` into the request extensions.
-    pub fn stash(params: &mut rmcp::model::GetPromptRequestParams, context: &mut RequestContext<RoleServer>) {
+    pub fn stash(
+        params: &mut rmcp::model::GetPromptRequestParams,
+        context: &mut RequestContext<RoleServer>,
+    ) {
         context.extensions.insert(RoundInput {
             input_responses: params.input_responses.take(),
             request_state: params.request_state.take(),
@@ -86,7 +89,11 @@ impl<S> FromContextPart<ToolCallContext<'_, S>> for ToolCall {
 
 impl<S> FromContextPart<PromptContext<'_, S>> for PromptCall {
     fn from_context_part(context: &mut PromptContext<'_, S>) -> Result<Self, ErrorData> {
-        let round = context.context.extensions.remove::<RoundInput>().unwrap_or_default();
+        let round = context
+            .context
+            .extensions
+            .remove::<RoundInput>()
+            .unwrap_or_default();
         Ok(PromptCall {
             request: Request {
                 method: "prompts/get",
@@ -119,7 +126,12 @@ impl Request {
         match Era::of(&self.context) {
             Era::Legacy(version) => {
                 tracing::debug!(target: "mrtr", handler = handler.path, %version, "legacy session: asks are awaited in place");
-                Ok(Io::live(self.context.peer.clone(), version, caps, runtime.live_attempts))
+                Ok(Io::live(
+                    self.context.peer.clone(),
+                    version,
+                    caps,
+                    runtime.live_attempts,
+                ))
             }
             Era::Modern(_) => {
                 let incoming = self.input_responses.unwrap_or_default();
@@ -134,7 +146,9 @@ impl Request {
                         let opened = runtime.sealer.open(token, &binding)?;
                         if let Some(guard) = &runtime.replay {
                             if !guard.claim(&opened.idempotency_key, opened.expires_at) {
-                                return Err(MrtrError::RejectedState("continuation already redeemed".into()));
+                                return Err(MrtrError::RejectedState(
+                                    "continuation already redeemed".into(),
+                                ));
                             }
                         }
                         Some(opened.continuation)
@@ -165,16 +179,28 @@ pub(crate) async fn send_live(
     version: &ProtocolVersion,
     request: &InputRequest,
 ) -> Result<Value, MrtrError> {
-    let params = request.params.clone().unwrap_or(Value::Object(Default::default()));
-    let client = |e: rmcp::service::ServiceError| MrtrError::Client(format!("{:?} request failed: {e}", request.method));
-    let shape = |e: serde_json::Error| MrtrError::Internal(format!("{:?} params do not fit rmcp's model: {e}", request.method));
+    let params = request
+        .params
+        .clone()
+        .unwrap_or(Value::Object(Default::default()));
+    let client = |e: rmcp::service::ServiceError| {
+        MrtrError::Client(format!("{:?} request failed: {e}", request.method))
+    };
+    let shape = |e: serde_json::Error| {
+        MrtrError::Internal(format!(
+            "{:?} params do not fit rmcp's model: {e}",
+            request.method
+        ))
+    };
     let reply = match request.method {
         InputMethod::Elicitation => {
             let mut params = params;
             if request.is_url_elicitation() {
                 // 2025-11-25 URL elicitation needs an id; 2026-07-28 dropped it.
                 if let Some(object) = params.as_object_mut() {
-                    object.entry("elicitationId").or_insert_with(|| Value::String(elicitation_id()));
+                    object
+                        .entry("elicitationId")
+                        .or_insert_with(|| Value::String(elicitation_id()));
                 }
             } else if version.as_str() < "2025-11-25" {
                 if let Some(object) = params.as_object_mut() {
@@ -197,8 +223,33 @@ fn elicitation_id() -> String {
     let mut bytes = [0u8; 16];
     // An id only has to be unique per session; fall back to the clock if the OS RNG fails.
     if getrandom::fill(&mut bytes).is_err() {
-        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
         bytes = nanos.to_le_bytes();
     }
     bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// `prompts/get` for servers whose prompts use `#[mrtr_tool]`.
+///
+/// rmcp's prompt router passes only the prompt's name and arguments to handlers, dropping the
+/// round's `inputResponses` and `requestState`; this keeps them for the handler. Call it from
+/// your `ServerHandler::get_prompt` (and leave `#[prompt_handler]` out, or let your own
+/// `get_prompt` take precedence):
+///
+/// ```ignore
+/// async fn get_prompt(&self, request: GetPromptRequestParams, context: RequestContext<RoleServer>)
+///     -> Result<GetPromptResponse, ErrorData> {
+///     mrtr::get_prompt(&Self::prompt_router(), self, request, context).await
+/// }
+/// ```
+pub async fn get_prompt<S: Send + Sync + 'static>(
+    router: &rmcp::handler::server::router::prompt::PromptRouter<S>,
+    server: &S,
+    mut request: rmcp::model::GetPromptRequestParams,
+    mut context: RequestContext<RoleServer>,
+) -> Result<rmcp::model::GetPromptResponse, ErrorData> {
+    RoundInput::stash(&mut request, &mut context);
+    router.get_prompt(PromptContext::new(server, request.name, request.arguments, context)).await
 }

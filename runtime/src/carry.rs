@@ -98,7 +98,9 @@ impl SlotWriter {
         slot: &Option<T>,
     ) -> Result<(), MrtrError> {
         let value = slot.as_ref().ok_or_else(|| {
-            MrtrError::Internal(format!("mrtr lowering bug: slot `{name}` is empty at suspension"))
+            MrtrError::Internal(format!(
+                "mrtr lowering bug: slot `{name}` is empty at suspension"
+            ))
         })?;
         (vt.encode)(value, &mut self.buffer)
             .map_err(|e| MrtrError::Internal(format!("cannot encode carried local `{name}`: {e}")))
