@@ -60,7 +60,7 @@ macro_rules! ask {
 pub mod __private {
     pub use crate::call::{PromptCall, ToolCall};
     pub use crate::carry::{
-        Carry, CarryVt, SlotReader, SlotWriter, carry_vt, fingerprint, out, tn,
+        Carry, CarryVt, SlotReader, SlotWriter, carry_vt, counter, fingerprint, out, rest_of, tn,
     };
     pub use crate::elicit::__derive_support as derive_elicit;
     pub use crate::error::MrtrError;
