@@ -3,7 +3,7 @@
 //! cancelled form with an accepted draft is normal. Compare with `legacy/release_notes.rs`.
 #![allow(deprecated)] // sampling is deprecated by SEP-2577 but still part of 2026-07-28
 
-use mrtr::{Answer, ClientCaps, ask, mrtr_tool};
+use mrtr::{Answer, ClientCaps, mrtr_tool};
 use crate::ops::Ops;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{
