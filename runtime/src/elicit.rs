@@ -28,6 +28,9 @@ pub mod __derive_support {
     pub use super::Elicit;
     pub use serde_json::Value as Json;
 
+    /// One property's schema object.
+    pub type Schema = Map<String, Value>;
+
     /// One value of a single- or multi-select field.
     #[derive(Clone, Copy, Debug, PartialEq, Eq)]
     pub struct Choice {
