@@ -3,8 +3,8 @@
 //! cancelled form with an accepted draft is normal. Compare with `legacy/release_notes.rs`.
 #![allow(deprecated)] // sampling is deprecated by SEP-2577 but still part of 2026-07-28
 
-use mrtr::{Answer, ClientCaps, mrtr_tool};
 use crate::ops::Ops;
+use mrtr::{Answer, ClientCaps, mrtr_tool};
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{
     CallToolResult, ContentBlock, CreateMessageRequestParams, Implementation, SamplingMessage,
