@@ -49,6 +49,36 @@ pub struct StepInfo {
     pub carried: &'static [&'static str],
 }
 
+/// What a `#[mrtr_tool(resource)]` handler may return (rmcp has no such trait: resources have no
+/// router).
+pub trait IntoReadResourceResponse {
+    fn into_read_resource_response(self) -> Result<rmcp::model::ReadResourceResponse, ErrorData>;
+}
+
+impl IntoReadResourceResponse for rmcp::model::ReadResourceResult {
+    fn into_read_resource_response(self) -> Result<rmcp::model::ReadResourceResponse, ErrorData> {
+        Ok(rmcp::model::ReadResourceResponse::Complete(self))
+    }
+}
+
+impl IntoReadResourceResponse for ErrorData {
+    fn into_read_resource_response(self) -> Result<rmcp::model::ReadResourceResponse, ErrorData> {
+        Err(self)
+    }
+}
+
+impl<T: IntoReadResourceResponse, E: IntoReadResourceResponse> IntoReadResourceResponse for Result<T, E> {
+    fn into_read_resource_response(self) -> Result<rmcp::model::ReadResourceResponse, ErrorData> {
+        match self {
+            Ok(value) => value.into_read_resource_response(),
+            Err(error) => match error.into_read_resource_response() {
+                Err(error) => Err(error),
+                Ok(_) => Err(ErrorData::internal_error("a resource handler's error branch produced a result", None)),
+            },
+        }
+    }
+}
+
 /// A `prompts/get` outcome in the shape rmcp's prompt router accepts.
 pub struct PromptOutcome(pub GetPromptResponse);
 
@@ -118,6 +148,7 @@ macro_rules! lift_infallible {
 }
 
 lift_infallible!(
+    rmcp::model::ReadResourceResult,
     String,
     &'static str,
     rmcp::model::CallToolResult,
@@ -424,6 +455,19 @@ impl Io {
             }
         };
         Ok(PromptOutcome(response))
+    }
+
+    /// Turns the body's outcome into a `resources/read` response.
+    pub fn finish_resource<R>(self, out: Lifted<R>) -> Result<rmcp::model::ReadResourceResponse, ErrorData>
+    where
+        R: Lift + IntoReadResourceResponse,
+    {
+        match out {
+            Ok(Flow::Done(value)) => R::join(Ok(value)).into_read_resource_response(),
+            Err(error) => R::join(Err(error)).into_read_resource_response(),
+            Ok(Flow::Fail(error)) => Err(error.into()),
+            Ok(Flow::Suspend(suspension)) => Ok(rmcp::model::ReadResourceResponse::InputRequired(self.seal(suspension)?)),
+        }
     }
 
     /// Gates the unanswered asks on this request's capabilities and seals the continuation.
