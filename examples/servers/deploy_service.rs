@@ -9,7 +9,7 @@
 #![allow(deprecated)] // sampling is deprecated by SEP-2577 but still part of 2026-07-28
 
 use crate::ops::{Ops, render_incident_digest};
-use mrtr::{Answer, ClientCaps, mrtr_tool};
+use mrtr::{Answer, ClientCaps, ask, mrtr_tool};
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{
     CallToolResult, ContentBlock, CreateMessageRequestParams, Implementation, SamplingMessage,

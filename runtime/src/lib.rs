@@ -47,6 +47,9 @@ pub mod prelude {
 /// definition only fires when `ask!` is used somewhere the attribute cannot see.
 #[macro_export]
 macro_rules! ask {
+    // Emitted by `#[mrtr_tool]` through the path the user wrote, so that their `use mrtr::ask`
+    // counts as used after the attribute has consumed every real invocation.
+    (@lowered) => {};
     ($($tokens:tt)*) => {
         ::core::compile_error!(
             "`ask!` can only be used inside a function marked `#[mrtr_tool]`; add the attribute to the enclosing handler"

@@ -4,7 +4,7 @@
 //! session alike.
 #![allow(deprecated)] // sampling is deprecated by SEP-2577 but still part of the protocol
 
-use mrtr::{Answer, mrtr_tool};
+use mrtr::{Answer, ask, mrtr_tool};
 use mrtr_tests::harness::*;
 use rmcp::model::{
     CallToolResult, ContentBlock, CreateMessageRequestParams, SamplingMessage, Tool,

@@ -116,6 +116,8 @@ pub enum NodeKind {
 /// One `ask!`: one round of input requests, one resume step.
 pub struct Site {
     pub step: String,
+    /// The macro path as written (`ask`, `mrtr::ask`).
+    pub path: syn::Path,
     pub keys: Vec<SiteKey>,
     /// The opened loops around it, outermost first: their counters index the wire keys.
     pub loops: Vec<ConstructId>,
