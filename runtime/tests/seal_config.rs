@@ -14,7 +14,10 @@ use proptest::prelude::*;
 use seal_support::*;
 
 fn from(vars: &[(&str, &str)]) -> Result<StateConfig, MrtrError> {
-    let vars: HashMap<String, String> = vars.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+    let vars: HashMap<String, String> = vars
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
     StateConfig::from_vars(AUDIENCE, |name| vars.get(name).cloned())
 }
 
@@ -40,7 +43,11 @@ fn the_first_key_seals_and_every_key_opens() {
 
     // A k1 token (minted before the rotation) opens under the parsed ring.
     let clock = TestClock::new();
-    let old = sealer(mrtr::config::KeyRing::new(mrtr::config::StateKey::new("k1", vec![1; 48]).unwrap()), StateMode::Aead, &clock);
+    let old = sealer(
+        mrtr::config::KeyRing::new(mrtr::config::StateKey::new("k1", vec![1; 48]).unwrap()),
+        StateMode::Aead,
+        &clock,
+    );
     let token = old.seal(&deploy_continuation(), &deploy_binding()).unwrap();
     let parsed = Sealer::from_config(&config.with_clock(clock.clock())).unwrap();
     assert!(parsed.open(&token, &deploy_binding()).is_ok());
@@ -70,12 +77,21 @@ fn ttl_max_bytes_and_mode_are_read() {
     assert_eq!(config.ttl, Duration::from_secs(90));
     assert_eq!(config.max_bytes, 4096);
     assert_eq!(config.mode, StateMode::Hmac);
-    assert_eq!(from(&[("MRTR_STATE_KEYS", &keys), ("MRTR_STATE_MODE", "aead")]).unwrap().mode, StateMode::Aead);
+    assert_eq!(
+        from(&[("MRTR_STATE_KEYS", &keys), ("MRTR_STATE_MODE", "aead")])
+            .unwrap()
+            .mode,
+        StateMode::Aead
+    );
 }
 
 #[test]
 fn padded_base64url_keys_are_accepted() {
-    let config = from(&[("MRTR_STATE_KEYS", &format!("k1:{}", URL_SAFE.encode([7; 32])))]).unwrap();
+    let config = from(&[(
+        "MRTR_STATE_KEYS",
+        &format!("k1:{}", URL_SAFE.encode([7; 32])),
+    )])
+    .unwrap();
     assert_eq!(config.keys.active().kid(), "k1");
 }
 
@@ -96,7 +112,12 @@ fn no_keys_means_an_ephemeral_key() {
 #[test]
 fn a_short_key_is_refused_with_its_length() {
     let message = error(&[("MRTR_STATE_KEYS", &format!("k1:{}", b64(&[1; 16])))]);
-    assert!(message.contains("MRTR_STATE_KEYS") && message.contains("16 bytes") && message.contains("at least 32"), "{message}");
+    assert!(
+        message.contains("MRTR_STATE_KEYS")
+            && message.contains("16 bytes")
+            && message.contains("at least 32"),
+        "{message}"
+    );
 }
 
 #[test]
@@ -110,14 +131,20 @@ fn malformed_key_lists_are_refused_without_echoing_secrets() {
         (format!("k 1:{secret}"), "may only use"),
         (format!("{}:{secret}", "k".repeat(33)), "1 to 32 characters"),
         (format!("k1:{secret},k1:{secret}"), "appears twice"),
-        (format!("k1:{}", STANDARD.encode([0xfb; 32])), "not base64url"),
+        (
+            format!("k1:{}", STANDARD.encode([0xfb; 32])),
+            "not base64url",
+        ),
         ("k1:not*base64".to_owned(), "not base64url"),
     ];
     for (spec, expected) in cases {
         let message = error(&[("MRTR_STATE_KEYS", &spec)]);
         assert!(message.contains("MRTR_STATE_KEYS"), "{message}");
         assert!(message.contains(expected), "{spec:?}: {message}");
-        assert!(!message.contains(&secret), "the secret leaked into {message}");
+        assert!(
+            !message.contains(&secret),
+            "the secret leaked into {message}"
+        );
     }
 }
 
@@ -125,16 +152,40 @@ fn malformed_key_lists_are_refused_without_echoing_secrets() {
 fn malformed_ttl_max_bytes_and_mode_are_refused() {
     let keys = format!("k1:{}", b64(&[1; 32]));
     let cases = [
-        ("MRTR_STATE_TTL", "", "MRTR_STATE_TTL must be a whole number"),
-        ("MRTR_STATE_TTL", "5m", "MRTR_STATE_TTL must be a whole number"),
-        ("MRTR_STATE_TTL", "-1", "MRTR_STATE_TTL must be a whole number"),
+        (
+            "MRTR_STATE_TTL",
+            "",
+            "MRTR_STATE_TTL must be a whole number",
+        ),
+        (
+            "MRTR_STATE_TTL",
+            "5m",
+            "MRTR_STATE_TTL must be a whole number",
+        ),
+        (
+            "MRTR_STATE_TTL",
+            "-1",
+            "MRTR_STATE_TTL must be a whole number",
+        ),
         ("MRTR_STATE_TTL", "0", "between 1 and 86400"),
         ("MRTR_STATE_TTL", "86401", "between 1 and 86400"),
         ("MRTR_STATE_TTL", "99999999999999999999999", "whole number"),
-        ("MRTR_STATE_MAX_BYTES", "16k", "MRTR_STATE_MAX_BYTES must be a whole number"),
+        (
+            "MRTR_STATE_MAX_BYTES",
+            "16k",
+            "MRTR_STATE_MAX_BYTES must be a whole number",
+        ),
         ("MRTR_STATE_MAX_BYTES", "100", "between 256 and 1048576"),
-        ("MRTR_STATE_MODE", "aes", "MRTR_STATE_MODE must be `aead` or `hmac`"),
-        ("MRTR_STATE_MODE", "", "MRTR_STATE_MODE must be `aead` or `hmac`"),
+        (
+            "MRTR_STATE_MODE",
+            "aes",
+            "MRTR_STATE_MODE must be `aead` or `hmac`",
+        ),
+        (
+            "MRTR_STATE_MODE",
+            "",
+            "MRTR_STATE_MODE must be `aead` or `hmac`",
+        ),
     ];
     for (name, value, expected) in cases {
         let message = error(&[("MRTR_STATE_KEYS", &keys), (name, value)]);
@@ -191,10 +242,19 @@ fn an_ephemeral_key_is_announced_with_a_warning() {
     tracing::subscriber::with_default(recorder.clone(), || from(&[]).unwrap());
     let warnings = recorder.0.lock().unwrap();
     assert_eq!(warnings.len(), 1, "{warnings:?}");
-    assert!(warnings[0].contains("EPHEMERAL") && warnings[0].contains("MRTR_STATE_KEYS"), "{}", warnings[0]);
+    assert!(
+        warnings[0].contains("EPHEMERAL") && warnings[0].contains("MRTR_STATE_KEYS"),
+        "{}",
+        warnings[0]
+    );
 
     let recorder = std::sync::Arc::new(WarnRecorder(Default::default()));
     let keys = format!("k1:{}", b64(&[1; 32]));
-    tracing::subscriber::with_default(recorder.clone(), || from(&[("MRTR_STATE_KEYS", &keys)]).unwrap());
-    assert!(recorder.0.lock().unwrap().is_empty(), "configured keys log no warning");
+    tracing::subscriber::with_default(recorder.clone(), || {
+        from(&[("MRTR_STATE_KEYS", &keys)]).unwrap()
+    });
+    assert!(
+        recorder.0.lock().unwrap().is_empty(),
+        "configured keys log no warning"
+    );
 }

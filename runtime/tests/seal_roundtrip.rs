@@ -17,7 +17,9 @@ fn json_value() -> impl Strategy<Value = Value> {
         any::<bool>().prop_map(Value::Bool),
         any::<i64>().prop_map(Value::from),
         any::<u64>().prop_map(Value::from),
-        any::<f64>().prop_filter("JSON has no NaN or infinity", |f| f.is_finite()).prop_map(Value::from),
+        any::<f64>()
+            .prop_filter("JSON has no NaN or infinity", |f| f.is_finite())
+            .prop_map(Value::from),
         ".{0,24}".prop_map(Value::String),
     ];
     leaf.prop_recursive(4, 48, 6, |inner| {
@@ -31,7 +33,11 @@ fn json_value() -> impl Strategy<Value = Value> {
 
 fn input_request() -> impl Strategy<Value = InputRequest> {
     (
-        prop_oneof![Just(InputMethod::Elicitation), Just(InputMethod::Sampling), Just(InputMethod::Roots)],
+        prop_oneof![
+            Just(InputMethod::Elicitation),
+            Just(InputMethod::Sampling),
+            Just(InputMethod::Roots)
+        ],
         prop::option::of(json_value()),
     )
         .prop_map(|(method, params)| InputRequest { method, params })
@@ -46,19 +52,23 @@ fn continuation() -> impl Strategy<Value = Continuation> {
         prop::collection::btree_map("[a-z_@0-9]{1,16}", json_value(), 0..4),
         prop::collection::vec(any::<u8>(), 0..600),
     )
-        .prop_map(|(step, fingerprint, round, pending, answered, carried)| Continuation {
-            step,
-            fingerprint,
-            round,
-            pending,
-            answered,
-            carried,
-        })
+        .prop_map(
+            |(step, fingerprint, round, pending, answered, carried)| Continuation {
+                step,
+                fingerprint,
+                round,
+                pending,
+                answered,
+                carried,
+            },
+        )
 }
 
 fn binding() -> impl Strategy<Value = Binding> {
-    (any::<[u8; 32]>(), prop::option::of(".{0,40}"))
-        .prop_map(|(bind, principal)| Binding { bind: mrtr::bind::BindDigest(bind), principal })
+    (any::<[u8; 32]>(), prop::option::of(".{0,40}")).prop_map(|(bind, principal)| Binding {
+        bind: mrtr::bind::BindDigest(bind),
+        principal,
+    })
 }
 
 proptest! {

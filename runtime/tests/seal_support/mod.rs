@@ -70,7 +70,11 @@ pub fn deploy_binding() -> Binding {
 pub fn deploy_continuation() -> Continuation {
     let mut carried = Vec::new();
     ciborium::into_writer(&"plan_01JDQ8ZB3K5X7M2N4P6R8T0V2W", &mut carried).unwrap();
-    ciborium::into_writer(&"9f2c1e7ab04d5c38e6f1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f7", &mut carried).unwrap();
+    ciborium::into_writer(
+        &"9f2c1e7ab04d5c38e6f1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f7",
+        &mut carried,
+    )
+    .unwrap();
     Continuation {
         step: "awaiting_env".into(),
         fingerprint: 0x5eed_0fde_910c_a11e,
