@@ -131,6 +131,37 @@ impl Ops {
     }
 }
 
+impl Ops {
+    /// What changed since the previous release: gathered once per call.
+    pub async fn collect_changes(&self, version: &str) -> Result<Vec<String>, ErrorData> {
+        if version.trim().is_empty() {
+            return Err(ErrorData::invalid_params("version must not be empty", None));
+        }
+        self.record(format!("collect_changes {version}"));
+        Ok(vec![
+            "checkout-api: retries card authorisations once on timeout".to_owned(),
+            "search: autocomplete served from the regional cache".to_owned(),
+            "deps: tokio 1.54".to_owned(),
+        ])
+    }
+
+    /// The side effect of `release_notes`: after both answers, once.
+    pub async fn publish_notes(
+        &self,
+        version: &str,
+        audience: &str,
+        body: &str,
+    ) -> Result<String, ErrorData> {
+        self.record(format!(
+            "publish_notes {version} {audience} {} chars",
+            body.chars().count()
+        ));
+        Ok(format!(
+            "https://releases.example.invalid/{version}/{audience}"
+        ))
+    }
+}
+
 fn incident(id: &str, service: &str, severity: &str, title: &str) -> Incident {
     Incident {
         id: id.into(),

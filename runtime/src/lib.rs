@@ -6,6 +6,7 @@
 //! `requestState` is a sealed continuation ([`seal`]); on a legacy session each ask is sent to the
 //! client as a real server-initiated request and awaited in place.
 
+pub mod allowed_roots;
 pub mod answer;
 pub mod bind;
 pub mod capability;
@@ -24,18 +25,18 @@ mod machine;
 mod runtime;
 
 pub use answer::Answer;
-pub use call::{Principal, RoundInput};
+pub use call::{Principal, ResourceCall, RoundInput, get_prompt};
 pub use capability::ClientCaps;
 pub use elicit::Elicit;
 pub use era::Era;
 pub use error::MrtrError;
 pub use mrtr_macros::{Elicit, mrtr_tool};
-pub use request::{Ask, elicit, elicit_url, roots, sample};
+pub use request::{Ask, elicit, elicit_url, elicit_with_schema, roots, sample};
 pub use runtime::Runtime;
 
 /// Everything a ported handler usually needs.
 pub mod prelude {
-    pub use crate::request::{elicit, elicit_url, roots, sample};
+    pub use crate::request::{elicit, elicit_url, elicit_with_schema, roots, sample};
     pub use crate::{Answer, ClientCaps, Elicit, ask, mrtr_tool};
 }
 
@@ -46,6 +47,9 @@ pub mod prelude {
 /// definition only fires when `ask!` is used somewhere the attribute cannot see.
 #[macro_export]
 macro_rules! ask {
+    // Emitted by `#[mrtr_tool]` through the path the user wrote, so that their `use mrtr::ask`
+    // counts as used after the attribute has consumed every real invocation.
+    (@lowered) => {};
     ($($tokens:tt)*) => {
         ::core::compile_error!(
             "`ask!` can only be used inside a function marked `#[mrtr_tool]`; add the attribute to the enclosing handler"
@@ -57,13 +61,15 @@ macro_rules! ask {
 /// without notice.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::call::{PromptCall, ToolCall};
+    pub use crate::call::{PromptCall, ResourceCall, ToolCall};
     pub use crate::carry::{
-        Carry, CarryVt, SlotReader, SlotWriter, carry_vt, fingerprint, out, tn,
+        Carry, CarryVt, SlotReader, SlotWriter, carry_vt, counter, fingerprint, out, rest_of, tn,
     };
+    pub use crate::elicit::__derive_support as derive_elicit;
     pub use crate::error::MrtrError;
     pub use crate::machine::{
-        Flow, Handler, Io, Lift, Lifted, Missing, PromptOutcome, StepInfo, done,
+        Flow, Handler, IntoReadResourceResponse, Io, Lift, Lifted, Missing, PromptOutcome, StepInfo,
+        done,
     };
     pub use crate::request::{elicit, elicit_url, roots, sample};
     pub use ::core;
@@ -74,6 +80,6 @@ pub mod __private {
     /// The request builders, imported around each `ask!` request expression so that users can
     /// write `elicit::<T>(..)` without importing it.
     pub mod requests {
-        pub use crate::request::{elicit, elicit_url, roots, sample};
+        pub use crate::request::{elicit, elicit_url, elicit_with_schema, roots, sample};
     }
 }
