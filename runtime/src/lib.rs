@@ -6,6 +6,7 @@
 //! `requestState` is a sealed continuation ([`seal`]); on a legacy session each ask is sent to the
 //! client as a real server-initiated request and awaited in place.
 
+pub mod allowed_roots;
 pub mod answer;
 pub mod bind;
 pub mod capability;
@@ -24,19 +25,19 @@ mod machine;
 mod runtime;
 
 pub use answer::Answer;
-pub use call::{Principal, RoundInput};
+pub use call::{Principal, RoundInput, get_prompt};
 pub use capability::ClientCaps;
 pub use elicit::Elicit;
 pub use era::Era;
 pub use error::MrtrError;
 pub use mrtr_macros::{Elicit, mrtr_tool};
-pub use request::{Ask, elicit, elicit_url, roots, sample};
+pub use request::{Ask, elicit, elicit_url, elicit_with_schema, roots, sample};
 pub use runtime::Runtime;
 
 /// Everything a ported handler usually needs.
 pub mod prelude {
+    pub use crate::request::{elicit, elicit_url, elicit_with_schema, roots, sample};
     pub use crate::{Answer, ClientCaps, Elicit, ask, mrtr_tool};
-    pub use crate::request::{elicit, elicit_url, roots, sample};
 }
 
 /// Marks a suspension point inside a `#[mrtr_tool]` handler.
@@ -58,10 +59,15 @@ macro_rules! ask {
 #[doc(hidden)]
 pub mod __private {
     pub use crate::call::{PromptCall, ToolCall};
-    pub use crate::carry::{Carry, CarryVt, SlotReader, SlotWriter, carry_vt, fingerprint, out, tn};
-    pub use crate::machine::{Flow, Handler, Io, Lift, Lifted, Missing, PromptOutcome, StepInfo, done};
-    pub use crate::request::{elicit, elicit_url, roots, sample};
+    pub use crate::carry::{
+        Carry, CarryVt, SlotReader, SlotWriter, carry_vt, counter, fingerprint, out, rest_of, tn,
+    };
+    pub use crate::elicit::__derive_support as derive_elicit;
     pub use crate::error::MrtrError;
+    pub use crate::machine::{
+        Flow, Handler, Io, Lift, Lifted, Missing, PromptOutcome, StepInfo, done,
+    };
+    pub use crate::request::{elicit, elicit_url, roots, sample};
     pub use ::core;
     pub use ::rmcp;
     pub use ::serde;
@@ -70,6 +76,6 @@ pub mod __private {
     /// The request builders, imported around each `ask!` request expression so that users can
     /// write `elicit::<T>(..)` without importing it.
     pub mod requests {
-        pub use crate::request::{elicit, elicit_url, roots, sample};
+        pub use crate::request::{elicit, elicit_url, elicit_with_schema, roots, sample};
     }
 }
