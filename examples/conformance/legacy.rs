@@ -5,6 +5,8 @@
 //! server-initiated request and is awaited in place; a 2026-07-28 client gets the same
 //! questions as `input_required` rounds. The forms are derived from Rust types.
 
+#![allow(deprecated)] // sampling is deprecated by SEP-2577, yet these scenarios exercise it
+
 use mrtr::prelude::*;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::CallToolResult;
@@ -61,16 +63,12 @@ pub enum AccountStatus {
 
 /// SEP-1330: the five enum shapes an elicitation form may use.
 #[derive(Debug, Serialize, Deserialize, Elicit)]
+#[serde(rename_all = "camelCase")]
 pub struct EnumChoices {
-    #[serde(rename = "untitledSingle")]
     untitled_single: PlainOption,
-    #[serde(rename = "titledSingle")]
     titled_single: TitledValue,
-    #[serde(rename = "legacyEnum")]
     legacy_enum: LegacyOption,
-    #[serde(rename = "untitledMulti")]
     untitled_multi: Vec<PlainOption>,
-    #[serde(rename = "titledMulti")]
     titled_multi: Vec<TitledChoice>,
 }
 
@@ -96,7 +94,7 @@ pub enum TitledValue {
 /// Titles carried the pre-SEP-1330 way, as a parallel `enumNames` array.
 #[derive(Debug, Serialize, Deserialize, Elicit)]
 #[serde(rename_all = "lowercase")]
-#[elicit(enum_names)]
+#[elicit(legacy_enum_names)]
 pub enum LegacyOption {
     #[elicit(title = "Option One")]
     Opt1,

@@ -9,16 +9,19 @@
 
 mod input_required;
 mod legacy;
-mod serving;
 mod stateless;
 
+use std::process::ExitCode;
+
+use mrtr_examples::Launch;
 use rmcp::handler::server::router::prompt::PromptRouter;
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::model::{
-    GetPromptRequestParams, GetPromptResponse, Implementation, ServerCapabilities, ServerConfig,
+    GetPromptRequestParams, GetPromptResponse, Implementation, ListPromptsResult, PaginatedRequestParams,
+    ServerCapabilities, ServerConfig,
 };
 use rmcp::service::RequestContext;
-use rmcp::{ErrorData, RoleServer, ServerHandler, prompt_handler, tool_handler};
+use rmcp::{ErrorData, RoleServer, ServerHandler, tool_handler};
 
 /// One router per fixture family; the suite only ever sees their union.
 #[derive(Clone)]
@@ -42,8 +45,9 @@ impl Default for Conformance {
     }
 }
 
+// No `#[prompt_handler]`: it silently replaces a hand-written `get_prompt` with its own, which
+// loses the MRTR fields; both prompt methods are written out below instead.
 #[tool_handler(router = self.tool_router)]
-#[prompt_handler(router = self.prompt_router)]
 impl ServerHandler for Conformance {
     fn get_info(&self) -> ServerConfig {
         // No `listChanged`: this server's lists never change, so `server-stateless` rightly
@@ -54,22 +58,43 @@ impl ServerHandler for Conformance {
 
     async fn get_prompt(
         &self,
-        mut request: GetPromptRequestParams,
-        mut context: RequestContext<RoleServer>,
+        request: GetPromptRequestParams,
+        context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
-        // rmcp's prompt router drops `inputResponses`/`requestState`; park them where the
-        // lowered prompt handler picks them up.
-        mrtr::RoundInput::stash(&mut request, &mut context);
-        let prompt = rmcp::handler::server::prompt::PromptContext::new(
-            self,
-            request.name,
-            request.arguments,
-            context,
-        );
-        self.prompt_router.get_prompt(prompt).await
+        // rmcp's prompt router drops `inputResponses`/`requestState`; this hands them on to
+        // the lowered prompt handler.
+        mrtr::get_prompt(&self.prompt_router, self, request, context).await
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        // rmcp adds the 2026-07-28 caching hints (`ttlMs`, `cacheScope`) on the way out.
+        Ok(ListPromptsResult::with_all_items(self.prompt_router.list_all()))
     }
 }
 
-fn main() -> std::process::ExitCode {
-    serving::run(Conformance::new)
+#[tokio::main]
+async fn main() -> ExitCode {
+    mrtr_examples::init_tracing();
+    let launch = match Launch::from_args(std::env::args().skip(1)) {
+        Ok(launch) => launch,
+        Err(error) => {
+            eprintln!("conformance: {error}");
+            return ExitCode::from(2);
+        }
+    };
+    if let Err(error) = mrtr_examples::install_runtime("mrtr-conformance") {
+        eprintln!("conformance: {error}");
+        return ExitCode::FAILURE;
+    }
+    match mrtr_examples::serve(&launch, "conformance", Conformance::new).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("conformance: {error}");
+            ExitCode::FAILURE
+        }
+    }
 }
