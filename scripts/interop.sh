@@ -25,8 +25,12 @@ run_client() {
     local label="$1"
     shift
     echo "== $label"
+    # stdout carries the verdicts; stderr (the SDK's and, on stdio, the server's logs) is kept
+    # aside and shown only when the client failed.
+    local slug="${label,,}"
+    local log="$ROOT/.ci/cache/interop-${slug//[^a-z0-9]/-}.stderr"
     local out status=0
-    out="$(timeout 120 "$@" 2>&1)" || status=$?
+    out="$(timeout 120 "$@" 2>"$log")" || status=$?
     printf '%s\n' "$out" | grep -v -E '^[0-9]+ passed, [0-9]+ failed$' || true
     passed=$((passed + $(printf '%s\n' "$out" | grep -c '^PASS ' || true)))
     failed=$((failed + $(printf '%s\n' "$out" | grep -c '^FAIL ' || true)))
@@ -34,6 +38,10 @@ run_client() {
         # The client died without reporting a failed check: count the crash itself.
         echo "FAIL $label: client exited with status $status"
         failed=$((failed + 1))
+    fi
+    if [[ $status -ne 0 ]]; then
+        echo "-- stderr of $label (${log#"$ROOT"/}):"
+        tail -n 40 "$log"
     fi
 }
 
