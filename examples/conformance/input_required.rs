@@ -10,8 +10,8 @@
 
 use mrtr::prelude::*;
 use rmcp::model::{
-    CallToolResult, ContentBlock, CreateMessageRequestParams, CreateMessageResult,
-    GetPromptResult, ListRootsResult, PromptMessage, Role, SamplingMessage,
+    CallToolResult, ContentBlock, CreateMessageRequestParams, CreateMessageResult, GetPromptResult,
+    ListRootsResult, PromptMessage, Role, SamplingMessage,
 };
 use rmcp::{ErrorData, prompt, prompt_router, tool, tool_router};
 use serde::{Deserialize, Serialize};
@@ -51,11 +51,21 @@ pub(crate) fn question(prompt: impl Into<String>, max_tokens: u32) -> CreateMess
 }
 
 pub(crate) fn sampled_text(result: &CreateMessageResult) -> String {
-    result.message.content.first().and_then(|block| block.as_text()).map_or_else(String::new, |t| t.text.clone())
+    result
+        .message
+        .content
+        .first()
+        .and_then(|block| block.as_text())
+        .map_or_else(String::new, |t| t.text.clone())
 }
 
 fn root_uris(roots: &ListRootsResult) -> String {
-    roots.roots.iter().map(|root| root.uri.as_str()).collect::<Vec<_>>().join(", ")
+    roots
+        .roots
+        .iter()
+        .map(|root| root.uri.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 #[tool_router(router = input_required_tools, vis = "pub(crate)")]
@@ -103,16 +113,20 @@ impl Conformance {
             .map_or(0, |elapsed| elapsed.as_secs());
         let confirmed = ask!(confirm: elicit::<Confirmation>("Continue?"));
         Ok(match confirmed {
-            Answer::Accept(Confirmation { ok: true }) => {
-                text(format!("state-ok: confirmed; the dialogue started at {started}"))
-            }
-            _ => text(format!("state-ok: not confirmed; the dialogue started at {started}")),
+            Answer::Accept(Confirmation { ok: true }) => text(format!(
+                "state-ok: confirmed; the dialogue started at {started}"
+            )),
+            _ => text(format!(
+                "state-ok: not confirmed; the dialogue started at {started}"
+            )),
         })
     }
 
     #[mrtr_tool]
     #[tool(description = "Asks for a name, a greeting and the roots in one round")]
-    async fn test_input_required_result_multiple_inputs(&self) -> Result<CallToolResult, ErrorData> {
+    async fn test_input_required_result_multiple_inputs(
+        &self,
+    ) -> Result<CallToolResult, ErrorData> {
         let (name, greeting, roots) = ask!(
             user_name: elicit::<UserName>("What is your name?"),
             greeting: sample(question("Write a one-line greeting.", 50)),
@@ -138,7 +152,9 @@ impl Conformance {
     #[mrtr_tool]
     #[tool(description = "Asks for a name, then for a favourite colour")]
     async fn test_input_required_result_multi_round(&self) -> Result<CallToolResult, ErrorData> {
-        let Answer::Accept(UserName { name }) = ask!(step1: elicit::<UserName>("What is your name?")) else {
+        let Answer::Accept(UserName { name }) =
+            ask!(step1: elicit::<UserName>("What is your name?"))
+        else {
             return Ok(text("No name, no colour."));
         };
         let color = ask!(step2: elicit::<FavouriteColor>(format!("{name}, what is your favourite colour?")));
@@ -165,22 +181,27 @@ impl Conformance {
     /// capability-check scenario counts as a failure.
     #[mrtr_tool]
     #[tool(description = "Asks through whichever of elicitation or sampling the client supports")]
-    async fn test_input_required_result_capabilities(&self, caps: ClientCaps) -> Result<CallToolResult, ErrorData> {
+    async fn test_input_required_result_capabilities(
+        &self,
+        caps: ClientCaps,
+    ) -> Result<CallToolResult, ErrorData> {
         if caps.elicitation_form() {
             let name = ask!(elicit_input: elicit::<UserName>("What is your name?"));
-            return Ok(match name {
+            Ok(match name {
                 Answer::Accept(UserName { name }) => text(format!("Asked by form: {name}")),
                 _ => text("Asked by form: no answer."),
-            });
-        }
-        if caps.sampling() {
+            })
+        } else if caps.sampling() {
             let reply = ask!(sample_input: sample(question("Make up a name.", 20)));
-            return Ok(match reply {
+            Ok(match reply {
                 Answer::Accept(reply) => text(format!("Asked the model: {}", sampled_text(&reply))),
                 _ => text("Asked the model: no answer."),
-            });
+            })
+        } else {
+            Ok(text(
+                "This client can neither show a form nor sample; nothing to ask.",
+            ))
         }
-        Ok(text("This client can neither show a form nor sample; nothing to ask."))
     }
 }
 
@@ -188,9 +209,13 @@ impl Conformance {
 impl Conformance {
     /// `input_required` is not only for tools: `prompts/get` may ask too (scenario 8).
     #[mrtr_tool]
-    #[prompt(name = "test_input_required_result_prompt", description = "Asks what the prompt should be about")]
+    #[prompt(
+        name = "test_input_required_result_prompt",
+        description = "Asks what the prompt should be about"
+    )]
     async fn test_input_required_result_prompt(&self) -> Result<GetPromptResult, ErrorData> {
-        let context = ask!(user_context: elicit::<PromptContext>("What should the prompt be about?"));
+        let context =
+            ask!(user_context: elicit::<PromptContext>("What should the prompt be about?"));
         let topic = match context {
             Answer::Accept(PromptContext { context }) => context,
             _ => "anything you like".to_owned(),

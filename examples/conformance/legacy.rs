@@ -141,11 +141,16 @@ impl Conformance {
 
     #[mrtr_tool]
     #[tool(description = "Sends the prompt to the client's model")]
-    async fn test_sampling(&self, Parameters(args): Parameters<SamplingArgs>) -> Result<CallToolResult, ErrorData> {
+    async fn test_sampling(
+        &self,
+        Parameters(args): Parameters<SamplingArgs>,
+    ) -> Result<CallToolResult, ErrorData> {
         let reply = ask!(completion: sample(question(args.prompt, 100)));
         Ok(match reply {
             Answer::Accept(reply) => text(format!("LLM response: {}", sampled_text(&reply))),
-            Answer::Decline | Answer::Cancel => text("LLM response: (none; the client refused to sample)"),
+            Answer::Decline | Answer::Cancel => {
+                text("LLM response: (none; the client refused to sample)")
+            }
         })
     }
 
@@ -153,13 +158,19 @@ impl Conformance {
     #[tool(description = "Asks for a profile whose every field has a default (SEP-1034)")]
     async fn test_elicitation_sep1034_defaults(&self) -> Result<CallToolResult, ErrorData> {
         let profile = ask!(profile: elicit::<Profile>("Review your profile"));
-        Ok(text(format!("Elicitation completed: {}", describe(&profile))))
+        Ok(text(format!(
+            "Elicitation completed: {}",
+            describe(&profile)
+        )))
     }
 
     #[mrtr_tool]
     #[tool(description = "Asks for one answer of each enum shape (SEP-1330)")]
     async fn test_elicitation_sep1330_enums(&self) -> Result<CallToolResult, ErrorData> {
         let choices = ask!(choices: elicit::<EnumChoices>("Pick your options"));
-        Ok(text(format!("Elicitation completed: {}", describe(&choices))))
+        Ok(text(format!(
+            "Elicitation completed: {}",
+            describe(&choices)
+        )))
     }
 }

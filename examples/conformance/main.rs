@@ -17,8 +17,8 @@ use mrtr_examples::Launch;
 use rmcp::handler::server::router::prompt::PromptRouter;
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::model::{
-    GetPromptRequestParams, GetPromptResponse, Implementation, ListPromptsResult, PaginatedRequestParams,
-    ServerCapabilities, ServerConfig,
+    GetPromptRequestParams, GetPromptResponse, Implementation, ListPromptsResult,
+    PaginatedRequestParams, ServerCapabilities, ServerConfig,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, tool_handler};
@@ -33,7 +33,9 @@ pub struct Conformance {
 impl Conformance {
     pub fn new() -> Self {
         Self {
-            tool_router: Self::input_required_tools() + Self::legacy_tools() + Self::stateless_tools(),
+            tool_router: Self::input_required_tools()
+                + Self::legacy_tools()
+                + Self::stateless_tools(),
             prompt_router: Self::input_required_prompts(),
         }
     }
@@ -52,8 +54,16 @@ impl ServerHandler for Conformance {
     fn get_info(&self) -> ServerConfig {
         // No `listChanged`: this server's lists never change, so `server-stateless` rightly
         // skips its subscription checks instead of waiting for notifications that never come.
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().enable_prompts().build())
-            .with_server_info(Implementation::new("mrtr-conformance", env!("CARGO_PKG_VERSION")))
+        ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_prompts()
+                .build(),
+        )
+        .with_server_info(Implementation::new(
+            "mrtr-conformance",
+            env!("CARGO_PKG_VERSION"),
+        ))
     }
 
     async fn get_prompt(
@@ -72,7 +82,9 @@ impl ServerHandler for Conformance {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
         // rmcp adds the 2026-07-28 caching hints (`ttlMs`, `cacheScope`) on the way out.
-        Ok(ListPromptsResult::with_all_items(self.prompt_router.list_all()))
+        Ok(ListPromptsResult::with_all_items(
+            self.prompt_router.list_all(),
+        ))
     }
 }
 

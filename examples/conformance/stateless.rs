@@ -18,7 +18,9 @@ impl Conformance {
     /// Needs sampling. Called with no capabilities declared, the ask never reaches the wire:
     /// the runtime answers -32021 with `requiredCapabilities: {"sampling": {}}`.
     #[mrtr_tool]
-    #[tool(description = "Summarises a text with the client's model; needs the sampling capability")]
+    #[tool(
+        description = "Summarises a text with the client's model; needs the sampling capability"
+    )]
     async fn test_missing_capability(&self) -> Result<CallToolResult, ErrorData> {
         let reply = ask!(summary: sample(question("Summarise: the quick brown fox jumps over the lazy dog.", 50)));
         Ok(match reply {
@@ -43,14 +45,20 @@ impl Conformance {
     /// `_meta["io.modelcontextprotocol/logLevel"]`, and only at or above that level: without
     /// the key a 2026-07-28 server must not send `notifications/message` at all.
     #[tool(description = "Runs three steps and logs them when the request asks for logs")]
-    async fn test_logging_tool(&self, context: RequestContext<RoleServer>) -> Result<CallToolResult, ErrorData> {
+    async fn test_logging_tool(
+        &self,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, ErrorData> {
         let threshold = context.meta.log_level();
         for step in ["fetch", "transform", "store"] {
             if let Some(threshold) = threshold
                 && LoggingLevel::Info as u8 >= threshold as u8
             {
-                let message = LoggingMessageNotificationParam::new(LoggingLevel::Info, serde_json::json!({ "step": step }))
-                    .with_logger("test_logging_tool");
+                let message = LoggingMessageNotificationParam::new(
+                    LoggingLevel::Info,
+                    serde_json::json!({ "step": step }),
+                )
+                .with_logger("test_logging_tool");
                 // A client that went away is no reason to fail the tool's own work.
                 let _ = context.peer.notify_logging_message(message).await;
             }
