@@ -122,8 +122,49 @@ async function run(url: string): Promise<void> {
             !summary.isError && summaryText.includes(SUMMARY),
             `isError=${summary.isError}, text ${JSON.stringify(summaryText)}`
         );
+
+        await checkManualRound(client);
     } finally {
         await client.close();
+    }
+}
+
+type RawRound = { resultType?: string; inputRequests?: Record<string, { method?: string }>; requestState?: string };
+
+/** One round by hand: the raw `input_required` result as the SDK hands it back. */
+async function checkManualRound(client: Client): Promise<void> {
+    const call = { name: 'deploy_service', arguments: { service: SERVICE } };
+    const first = (await client.callTool(call, { allowInputRequired: true })) as unknown as RawRound;
+    check('manual-round-is-input-required', first.resultType === 'input_required', `got resultType ${first.resultType}`);
+    check(
+        'manual-round-asks-target-env',
+        first.inputRequests?.target_env?.method === 'elicitation/create' && typeof first.requestState === 'string',
+        `inputRequests ${JSON.stringify(first.inputRequests)}, requestState ${first.requestState ? 'set' : 'missing'}`
+    );
+    // Retry with the state but no answer: the server must ask again, not fail or finish.
+    const again = (await client.callTool(
+        { ...call, requestState: first.requestState },
+        { allowInputRequired: true }
+    )) as unknown as RawRound;
+    check(
+        'unanswered-retry-asks-again',
+        again.resultType === 'input_required' && again.inputRequests?.target_env !== undefined,
+        `got ${JSON.stringify(again).slice(0, 200)}`
+    );
+    // A forged state must be refused with -32602, whatever else the request carries.
+    try {
+        await client.callTool(
+            {
+                ...call,
+                inputResponses: { target_env: { action: 'accept', content: { environment: 'production' } } },
+                requestState: `${first.requestState}-TAMPERED`
+            },
+            { allowInputRequired: true }
+        );
+        check('tampered-state-is-rejected', false, 'the server accepted a tampered requestState');
+    } catch (error) {
+        const code = (error as { code?: unknown }).code;
+        check('tampered-state-is-rejected', code === -32602, `got code ${String(code)}: ${String(error)}`);
     }
 }
 
