@@ -21,6 +21,8 @@ pub fn derive_elicit(item: TokenStream) -> TokenStream {
 /// For tests: the resume steps of a handler as `(step, keys, carried locals)`, or the error
 /// messages the attribute would report.
 #[doc(hidden)]
-pub fn carried_sets(item: TokenStream) -> Result<Vec<(String, Vec<String>, Vec<String>)>, Vec<String>> {
+pub fn carried_sets(
+    item: TokenStream,
+) -> Result<Vec<(String, Vec<String>, Vec<String>)>, Vec<String>> {
     tool::carried_sets(item)
 }

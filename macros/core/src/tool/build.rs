@@ -33,7 +33,15 @@ pub struct Builder<'e> {
 /// Builds the IR of a handler body. `params` are the parameter patterns, in order.
 pub fn build(params: &[&Pat], block: &Block, ret: Type, errors: &mut Errors) -> Body {
     let mut builder = Builder {
-        body: Body { bindings: Vec::new(), frames: Vec::new(), sites: Vec::new(), constructs: Vec::new(), jumps: Vec::new(), items: Vec::new(), params: Vec::new() },
+        body: Body {
+            bindings: Vec::new(),
+            frames: Vec::new(),
+            sites: Vec::new(),
+            constructs: Vec::new(),
+            jumps: Vec::new(),
+            items: Vec::new(),
+            params: Vec::new(),
+        },
         errors,
         scopes: Vec::new(),
         loops: Vec::new(),
@@ -45,7 +53,15 @@ pub fn build(params: &[&Pat], block: &Block, ret: Type, errors: &mut Errors) -> 
     let mut param_bindings = Vec::new();
     for pat in params {
         for (ident, pb) in bound_idents(pat) {
-            let id = builder.new_binding(ident, pb.mutable, pb.by_ref, None, BindingKind::Param, None, false);
+            let id = builder.new_binding(
+                ident,
+                pb.mutable,
+                pb.by_ref,
+                None,
+                BindingKind::Param,
+                None,
+                false,
+            );
             param_bindings.push(id);
         }
     }
@@ -57,12 +73,38 @@ pub fn build(params: &[&Pat], block: &Block, ret: Type, errors: &mut Errors) -> 
 
 impl Builder<'_> {
     #[allow(clippy::too_many_arguments)]
-    fn new_binding(&mut self, ident: Ident, mutable: bool, by_ref: bool, ty: Option<Type>, kind: BindingKind, init: Option<Expr>, uninit: bool) -> BindingId {
-        let name = ident.to_string();
+    fn new_binding(
+        &mut self,
+        ident: Ident,
+        mutable: bool,
+        by_ref: bool,
+        ty: Option<Type>,
+        kind: BindingKind,
+        init: Option<Expr>,
+        uninit: bool,
+    ) -> BindingId {
+        let name = match kind {
+            BindingKind::Rest(c) => format!("#rest{c}"),
+            BindingKind::Counter(c) => format!("#i{c}"),
+            BindingKind::Param | BindingKind::Local => ident.to_string(),
+        };
         let count = self.wire_counts.entry(name.clone()).or_insert(0);
         *count += 1;
-        let wire = if *count == 1 { name } else { format!("{name}@{count}") };
-        self.body.bindings.push(Binding { ident, mutable, by_ref, ty, kind, wire, init, uninit });
+        let wire = if *count == 1 {
+            name
+        } else {
+            format!("{name}@{count}")
+        };
+        self.body.bindings.push(Binding {
+            ident,
+            mutable,
+            by_ref,
+            ty,
+            kind,
+            wire,
+            init,
+            uninit,
+        });
         self.body.bindings.len() - 1
     }
 
@@ -75,7 +117,15 @@ impl Builder<'_> {
             .map(|(ident, pb)| {
                 let init = if single { init.cloned() } else { None };
                 let ty = if single { ty.clone() } else { None };
-                self.new_binding(ident, pb.mutable, pb.by_ref, ty, BindingKind::Local, init, uninit)
+                self.new_binding(
+                    ident,
+                    pb.mutable,
+                    pb.by_ref,
+                    ty,
+                    BindingKind::Local,
+                    init,
+                    uninit,
+                )
             })
             .collect()
     }
@@ -117,9 +167,23 @@ impl Builder<'_> {
         rewriter.recorded
     }
 
-    fn build_frame(&mut self, stmts: &[Stmt], parent: Option<(FrameId, usize)>, start: Vec<BindingId>, exit: FrameExit) -> FrameId {
+    fn build_frame(
+        &mut self,
+        stmts: &[Stmt],
+        parent: Option<(FrameId, usize)>,
+        start: Vec<BindingId>,
+        exit: FrameExit,
+    ) -> FrameId {
         let id = self.body.frames.len();
-        self.body.frames.push(Frame { parent, start: start.clone(), exit, stmts: Vec::new(), tail: None, tail_uses: Live::new(), tail_jumps: Vec::new() });
+        self.body.frames.push(Frame {
+            parent,
+            start: start.clone(),
+            exit,
+            stmts: Vec::new(),
+            tail: None,
+            tail_uses: Live::new(),
+            tail_jumps: Vec::new(),
+        });
         self.scopes.push(start);
 
         let mut stmts: Vec<Stmt> = stmts.to_vec();
@@ -129,7 +193,10 @@ impl Builder<'_> {
                 _ => None,
             },
             Some(Stmt::Macro(m)) if m.semi_token.is_none() => match stmts.pop() {
-                Some(Stmt::Macro(m)) => Some(Expr::Macro(syn::ExprMacro { attrs: m.attrs, mac: m.mac })),
+                Some(Stmt::Macro(m)) => Some(Expr::Macro(syn::ExprMacro {
+                    attrs: m.attrs,
+                    mac: m.mac,
+                })),
                 _ => None,
             },
             _ => None,
@@ -147,7 +214,10 @@ impl Builder<'_> {
         for stmt in &stmts {
             let index = self.body.frames[id].stmts.len();
             if let Some(node) = self.build_node(stmt, id, index) {
-                self.scopes.last_mut().expect("frame scope").extend(node.defs.iter().copied());
+                self.scopes
+                    .last_mut()
+                    .expect("frame scope")
+                    .extend(node.defs.iter().copied());
                 self.body.frames[id].stmts.push(node);
             }
         }
@@ -198,7 +268,15 @@ impl Builder<'_> {
             _ => (self.uses_stmt(&stmt), Vec::new()),
         };
         let jumps = self.rewrite(|r| r.visit_stmt_mut(&mut stmt));
-        Node { kind: NodeKind::Verbatim(stmt), defs, uses, kills, jumps, live_out: Live::new(), diverge_uses: Live::new() }
+        Node {
+            kind: NodeKind::Verbatim(stmt),
+            defs,
+            uses,
+            kills,
+            jumps,
+            live_out: Live::new(),
+            diverge_uses: Live::new(),
+        }
     }
 
     fn build_node(&mut self, stmt: &Stmt, frame: FrameId, index: usize) -> Option<Node> {
@@ -217,17 +295,27 @@ impl Builder<'_> {
                 let init = local.init.as_ref()?;
                 let diverge = init.diverge.as_ref().map(|(_, d)| (**d).clone());
                 match &*init.expr {
-                    Expr::Macro(m) if is_ask(&m.mac) => Some(self.ask_node(&m.mac, Some(&local.pat), diverge, frame, index)),
-                    expr if opens(expr) => Some(self.opened_node(expr, Some(&local.pat), diverge, frame, index)),
+                    Expr::Macro(m) if is_ask(&m.mac) => {
+                        Some(self.ask_node(&m.mac, Some(&local.pat), diverge, frame, index))
+                    }
+                    expr if opens(expr) => {
+                        Some(self.opened_node(expr, Some(&local.pat), diverge, frame, index))
+                    }
                     _ => {
                         reject_in_stmt(stmt, self.errors);
                         Some(self.verbatim(stmt))
                     }
                 }
             }
-            Stmt::Macro(m) if is_ask(&m.mac) => Some(self.ask_node(&m.mac, None, None, frame, index)),
-            Stmt::Expr(Expr::Macro(m), _) if is_ask(&m.mac) => Some(self.ask_node(&m.mac, None, None, frame, index)),
-            Stmt::Expr(expr, _) if opens(expr) => Some(self.opened_node(expr, None, None, frame, index)),
+            Stmt::Macro(m) if is_ask(&m.mac) => {
+                Some(self.ask_node(&m.mac, None, None, frame, index))
+            }
+            Stmt::Expr(Expr::Macro(m), _) if is_ask(&m.mac) => {
+                Some(self.ask_node(&m.mac, None, None, frame, index))
+            }
+            Stmt::Expr(expr, _) if opens(expr) => {
+                Some(self.opened_node(expr, None, None, frame, index))
+            }
             _ => {
                 reject_in_stmt(stmt, self.errors);
                 Some(self.verbatim(stmt))
@@ -237,7 +325,9 @@ impl Builder<'_> {
 
     /// Uses, jumps and the rewritten block of a `let .. else { D }` on an opened initializer.
     fn diverge(&mut self, diverge: Option<Expr>) -> (Option<Block>, Live, Vec<usize>) {
-        let Some(expr) = diverge else { return (None, Live::new(), Vec::new()) };
+        let Some(expr) = diverge else {
+            return (None, Live::new(), Vec::new());
+        };
         let mut block = match expr {
             Expr::Block(b) => b.block,
             other => syn::parse_quote!({ #other }),
@@ -248,12 +338,21 @@ impl Builder<'_> {
         (Some(block), uses, jumps)
     }
 
-    fn ask_node(&mut self, mac: &syn::Macro, pat: Option<&Pat>, diverge: Option<Expr>, _frame: FrameId, _index: usize) -> Node {
+    fn ask_node(
+        &mut self,
+        mac: &syn::Macro,
+        pat: Option<&Pat>,
+        diverge: Option<Expr>,
+        _frame: FrameId,
+        _index: usize,
+    ) -> Node {
         let invocation: AskInvocation = match mac.parse_body() {
             Ok(inv) => inv,
             Err(e) => {
                 self.errors.push(e);
-                AskInvocation { entries: Vec::new() }
+                AskInvocation {
+                    entries: Vec::new(),
+                }
             }
         };
         let mut uses = Live::new();
@@ -270,7 +369,11 @@ impl Builder<'_> {
             uses.extend(self.uses_expr(&entry.request));
             self.rewrite(|r| r.visit_expr_mut(&mut entry.request));
             let capability = capability_of(&entry.request);
-            keys.push(SiteKey { key: entry.key, request: entry.request, capability });
+            keys.push(SiteKey {
+                key: entry.key,
+                request: entry.request,
+                capability,
+            });
         }
         let step = match keys.first() {
             Some(k) => format!("After{}", upper_camel(&k.key.to_string())),
@@ -278,7 +381,13 @@ impl Builder<'_> {
         };
         let step = unique_step(step, &self.body.sites);
         let site = self.body.sites.len();
-        self.body.sites.push(Site { step, keys, loops: self.loops.iter().map(|(_, c)| *c).collect(), live: Live::new() });
+        self.body.sites.push(Site {
+            step,
+            path: mac.path.clone(),
+            keys,
+            loops: self.loops.iter().map(|(_, c)| *c).collect(),
+            live: Live::new(),
+        });
 
         let (diverge, diverge_uses, jumps) = self.diverge(diverge);
         let defs = match pat {
@@ -288,12 +397,37 @@ impl Builder<'_> {
             }
             None => Vec::new(),
         };
-        Node { kind: NodeKind::Ask { site, pat: pat.cloned(), diverge }, defs, uses, kills: Live::new(), jumps, live_out: Live::new(), diverge_uses }
+        Node {
+            kind: NodeKind::Ask {
+                site,
+                pat: pat.cloned(),
+                diverge,
+            },
+            defs,
+            uses,
+            kills: Live::new(),
+            jumps,
+            live_out: Live::new(),
+            diverge_uses,
+        }
     }
 
-    fn opened_node(&mut self, expr: &Expr, pat: Option<&Pat>, diverge: Option<Expr>, frame: FrameId, index: usize) -> Node {
+    fn opened_node(
+        &mut self,
+        expr: &Expr,
+        pat: Option<&Pat>,
+        diverge: Option<Expr>,
+        frame: FrameId,
+        index: usize,
+    ) -> Node {
         let construct = self.body.constructs.len();
-        self.body.constructs.push(Construct { kind: ConstructKind::Block(usize::MAX), label: None, has_value: pat.is_some(), live_join: Live::new(), live_head: Live::new() });
+        self.body.constructs.push(Construct {
+            kind: ConstructKind::Block(usize::MAX),
+            label: None,
+            has_value: pat.is_some(),
+            live_join: Live::new(),
+            live_head: Live::new(),
+        });
         let here = Some((frame, index));
         let exit = FrameExit::Join(construct);
         let mut uses = Live::new();
@@ -314,18 +448,31 @@ impl Builder<'_> {
                     match current.else_branch.as_ref().map(|(_, e)| &**e) {
                         Some(Expr::If(next)) => current = next,
                         Some(Expr::Block(b)) => {
-                            otherwise = Some(self.build_frame(&b.block.stmts, here, Vec::new(), exit));
+                            otherwise =
+                                Some(self.build_frame(&b.block.stmts, here, Vec::new(), exit));
                             break;
                         }
                         Some(other) => {
-                            otherwise = Some(self.build_frame(&[Stmt::Expr(other.clone(), None)], here, Vec::new(), exit));
+                            otherwise = Some(self.build_frame(
+                                &[Stmt::Expr(other.clone(), None)],
+                                here,
+                                Vec::new(),
+                                exit,
+                            ));
                             break;
                         }
                         None => break,
                     }
                 }
                 uses.extend(cond_uses.iter().copied());
-                (ConstructKind::If { branches, otherwise, cond_uses }, None)
+                (
+                    ConstructKind::If {
+                        branches,
+                        otherwise,
+                        cond_uses,
+                    },
+                    None,
+                )
             }
             Expr::Match(m) => {
                 let mut scrutinee = (*m.expr).clone();
@@ -345,19 +492,33 @@ impl Builder<'_> {
                         self.rewrite(|r| r.visit_expr_mut(&mut guard.guard));
                     }
                     let body = match &*arm.body {
-                        Expr::Block(b) if b.label.is_none() => self.build_frame(&b.block.stmts, here, start, exit),
-                        other => self.build_frame(&[Stmt::Expr(other.clone(), None)], here, start, exit),
+                        Expr::Block(b) if b.label.is_none() => {
+                            self.build_frame(&b.block.stmts, here, start, exit)
+                        }
+                        other => {
+                            self.build_frame(&[Stmt::Expr(other.clone(), None)], here, start, exit)
+                        }
                     };
                     arms.push((arm_pat, body));
                 }
                 uses.extend(match_uses.iter().copied());
-                (ConstructKind::Match { scrutinee, arms, uses: match_uses }, None)
+                (
+                    ConstructKind::Match {
+                        scrutinee,
+                        arms,
+                        uses: match_uses,
+                    },
+                    None,
+                )
             }
             Expr::Block(b) => {
                 if let Some(label) = &b.label {
                     self.errors.at(label, "a labelled block containing `ask!` is not supported; use a `loop { .. }` and `break` out of it instead");
                 }
-                (ConstructKind::Block(self.build_frame(&b.block.stmts, here, Vec::new(), exit)), None)
+                (
+                    ConstructKind::Block(self.build_frame(&b.block.stmts, here, Vec::new(), exit)),
+                    None,
+                )
             }
             Expr::Loop(l) => {
                 let label = l.label.as_ref().map(|l| l.name.clone());
@@ -371,13 +532,22 @@ impl Builder<'_> {
                 reject_in_expr(&cond, self.errors);
                 let cond_uses = self.uses_expr(&cond);
                 let counter = self.loop_counter(construct);
-                self.loops.push((label.as_ref().map(|l| l.ident.to_string()), construct));
+                self.loops
+                    .push((label.as_ref().map(|l| l.ident.to_string()), construct));
                 self.rewrite(|r| r.visit_expr_mut(&mut cond));
                 self.loops.pop();
                 let mut start = vec![counter];
                 start.extend(self.cond_bindings(&cond));
                 let body = self.loop_body(label.as_ref(), construct, &w.body, here, start);
-                (ConstructKind::While { cond, body, counter, cond_uses }, label)
+                (
+                    ConstructKind::While {
+                        cond,
+                        body,
+                        counter,
+                        cond_uses,
+                    },
+                    label,
+                )
             }
             Expr::ForLoop(f) => {
                 let label = f.label.as_ref().map(|l| l.name.clone());
@@ -387,13 +557,31 @@ impl Builder<'_> {
                 let iter_uses = self.uses_expr(&iter);
                 self.rewrite(|r| r.visit_expr_mut(&mut iter));
                 let counter = self.loop_counter(construct);
-                let rest = self.new_binding(format_ident!("__mrtr_rest{}", construct), true, false, None, BindingKind::Rest(construct), None, false);
+                let rest = self.new_binding(
+                    format_ident!("__mrtr_rest{}", construct),
+                    true,
+                    false,
+                    None,
+                    BindingKind::Rest(construct),
+                    None,
+                    false,
+                );
                 reject_in_pat(&f.pat, self.errors);
                 let mut start = vec![rest, counter];
                 start.extend(self.pattern_bindings(&f.pat, None, false));
                 let body = self.loop_body(label.as_ref(), construct, &f.body, here, start);
                 uses.extend(iter_uses.iter().copied());
-                (ConstructKind::For { pat: (*f.pat).clone(), iter, body, rest, counter, iter_uses }, label)
+                (
+                    ConstructKind::For {
+                        pat: (*f.pat).clone(),
+                        iter,
+                        body,
+                        rest,
+                        counter,
+                        iter_uses,
+                    },
+                    label,
+                )
             }
             _ => unreachable!("opens() admits only these"),
         };
@@ -409,15 +597,43 @@ impl Builder<'_> {
             }
             None => Vec::new(),
         };
-        Node { kind: NodeKind::Opened { construct, pat: pat.cloned(), diverge }, defs, uses: Live::new(), kills: Live::new(), jumps, live_out: Live::new(), diverge_uses }
+        Node {
+            kind: NodeKind::Opened {
+                construct,
+                pat: pat.cloned(),
+                diverge,
+            },
+            defs,
+            uses: Live::new(),
+            kills: Live::new(),
+            jumps,
+            live_out: Live::new(),
+            diverge_uses,
+        }
     }
 
     fn loop_counter(&mut self, construct: ConstructId) -> BindingId {
-        self.new_binding(format_ident!("__mrtr_i{}", construct), true, false, None, BindingKind::Counter(construct), None, false)
+        self.new_binding(
+            format_ident!("__mrtr_i{}", construct),
+            true,
+            false,
+            None,
+            BindingKind::Counter(construct),
+            None,
+            false,
+        )
     }
 
-    fn loop_body(&mut self, label: Option<&syn::Lifetime>, construct: ConstructId, body: &Block, here: Option<(FrameId, usize)>, start: Vec<BindingId>) -> FrameId {
-        self.loops.push((label.map(|l| l.ident.to_string()), construct));
+    fn loop_body(
+        &mut self,
+        label: Option<&syn::Lifetime>,
+        construct: ConstructId,
+        body: &Block,
+        here: Option<(FrameId, usize)>,
+        start: Vec<BindingId>,
+    ) -> FrameId {
+        self.loops
+            .push((label.map(|l| l.ident.to_string()), construct));
         let frame = self.build_frame(&body.stmts, here, start, FrameExit::Latch(construct));
         self.loops.pop();
         frame
@@ -426,7 +642,9 @@ impl Builder<'_> {
     fn cond_bindings(&mut self, cond: &Expr) -> Vec<BindingId> {
         let mut pats = Vec::new();
         collect_let_pats(cond, &mut pats);
-        pats.iter().flat_map(|p| self.pattern_bindings(p, None, false)).collect()
+        pats.iter()
+            .flat_map(|p| self.pattern_bindings(p, None, false))
+            .collect()
     }
 }
 
@@ -444,14 +662,35 @@ fn collect_let_pats(cond: &Expr, out: &mut Vec<Pat>) {
 
 /// Constructs the lowering takes apart when they contain an `ask!`.
 fn opens(expr: &Expr) -> bool {
-    matches!(expr, Expr::If(_) | Expr::Match(_) | Expr::Block(_) | Expr::Loop(_) | Expr::While(_) | Expr::ForLoop(_))
+    matches!(
+        expr,
+        Expr::If(_)
+            | Expr::Match(_)
+            | Expr::Block(_)
+            | Expr::Loop(_)
+            | Expr::While(_)
+            | Expr::ForLoop(_)
+    )
 }
 
 /// A `for` whose body asks carries its remaining items: they must be owned (lowering.md §8).
 fn check_owned_iteration(iter: &Expr, errors: &mut Errors) {
     let borrowed = match iter {
         Expr::Reference(_) => true,
-        Expr::MethodCall(call) => matches!(call.method.to_string().as_str(), "iter" | "iter_mut" | "chars" | "bytes" | "lines" | "keys" | "values" | "values_mut" | "windows" | "chunks" | "split_whitespace"),
+        Expr::MethodCall(call) => matches!(
+            call.method.to_string().as_str(),
+            "iter"
+                | "iter_mut"
+                | "chars"
+                | "bytes"
+                | "lines"
+                | "keys"
+                | "values"
+                | "values_mut"
+                | "windows"
+                | "chunks"
+                | "split_whitespace"
+        ),
         _ => false,
     };
     if borrowed {
@@ -475,7 +714,9 @@ fn capability_of(request: &Expr) -> Option<&'static str> {
             },
             Expr::Paren(p) => expr = &p.expr,
             Expr::Call(call) => {
-                let Expr::Path(path) = &*call.func else { return None };
+                let Expr::Path(path) = &*call.func else {
+                    return None;
+                };
                 let name = path.path.segments.last()?.ident.to_string();
                 return match name.as_str() {
                     "elicit" => Some("elicitation.form"),
@@ -507,5 +748,8 @@ fn unique_step(step: String, sites: &[Site]) -> String {
     if !sites.iter().any(|s| s.step == step) {
         return step;
     }
-    (2..).map(|n| format!("{step}_{n}")).find(|candidate| !sites.iter().any(|s| &s.step == candidate)).expect("unbounded")
+    (2..)
+        .map(|n| format!("{step}_{n}"))
+        .find(|candidate| !sites.iter().any(|s| &s.step == candidate))
+        .expect("unbounded")
 }

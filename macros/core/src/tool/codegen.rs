@@ -27,18 +27,10 @@ fn rt() -> TokenStream {
     quote!(::mrtr::__private)
 }
 
-/// `match e { Ok(v) => v, Err(e) => return Ok(Flow::Fail(e)) }`: the runtime's errors end the
-/// round as a JSON-RPC error, whatever the user's error type is.
+/// Unwraps a runtime `Result` through the body's local `__mrtr_try!`: the runtime's errors end
+/// the round as a JSON-RPC error whatever the user's error type is, so `?` cannot be used.
 fn attempt(expr: TokenStream) -> TokenStream {
-    let rt = rt();
-    quote! {
-        match #expr {
-            ::core::result::Result::Ok(__mrtr_ok) => __mrtr_ok,
-            ::core::result::Result::Err(__mrtr_err) => {
-                return ::core::result::Result::Ok(#rt::Flow::Fail(__mrtr_err));
-            }
-        }
-    }
+    quote!(__mrtr_try!(#expr))
 }
 
 impl Gen<'_> {
@@ -100,7 +92,12 @@ impl Gen<'_> {
 
     /// The serialized slots of a step, in their fixed order.
     pub fn step_slots(&self, site: SiteId) -> Vec<BindingId> {
-        self.body.sites[site].live.iter().copied().filter(|&b| self.binding(b).is_serialized()).collect()
+        self.body.sites[site]
+            .live
+            .iter()
+            .copied()
+            .filter(|&b| self.binding(b).is_serialized())
+            .collect()
     }
 
     /// The wire key scheme of a site's key: `name`, `name#{}` or `name#{}.{}`.
@@ -113,10 +110,34 @@ impl Gen<'_> {
         }
     }
 
+    /// The wire key as documented: `name`, `name#{i0}`, `name#{i0}.{i1}`.
+    pub fn key_display(&self, site: SiteId, key: &Ident) -> String {
+        let loops = &self.body.sites[site].loops;
+        if loops.is_empty() {
+            return key.to_string();
+        }
+        let indices: Vec<String> = loops.iter().map(|c| format!("{{i{c}}}")).collect();
+        format!("{key}#{}", indices.join("."))
+    }
+
     pub fn layout(&self, site: SiteId) -> String {
-        let keys: Vec<String> = self.body.sites[site].keys.iter().map(|k| self.key_scheme(site, &k.key)).collect();
-        let slots: Vec<&str> = self.step_slots(site).into_iter().map(|b| self.binding(b).wire.as_str()).collect();
-        format!("::{}|{}|{}|{}", self.fn_name, self.body.sites[site].step, keys.join(","), slots.join(","))
+        let keys: Vec<String> = self.body.sites[site]
+            .keys
+            .iter()
+            .map(|k| self.key_display(site, &k.key))
+            .collect();
+        let slots: Vec<&str> = self
+            .step_slots(site)
+            .into_iter()
+            .map(|b| self.binding(b).wire.as_str())
+            .collect();
+        format!(
+            "::{}|{}|{}|{}",
+            self.fn_name,
+            self.body.sites[site].step,
+            keys.join(","),
+            slots.join(",")
+        )
     }
 
     /// The key expression at the ask site, where the loop counters are locals.
@@ -126,7 +147,9 @@ impl Gen<'_> {
         if loops.is_empty() {
             return quote!(#scheme);
         }
-        let counters = loops.iter().map(|&c| self.local(self.body.constructs[c].kind.counter().expect("loop")));
+        let counters = loops
+            .iter()
+            .map(|&c| self.local(self.body.constructs[c].kind.counter().expect("loop")));
         quote!(::std::format!(#scheme, #(#counters),*))
     }
 
@@ -212,17 +235,29 @@ impl Gen<'_> {
     }
 
     fn fill_jumps_expr(&self, mut expr: Expr, held: &Held) -> Expr {
-        JumpFiller { machine: self, held }.visit_expr_mut(&mut expr);
+        JumpFiller {
+            machine: self,
+            held,
+        }
+        .visit_expr_mut(&mut expr);
         expr
     }
 
     fn fill_jumps_stmt(&self, mut stmt: syn::Stmt, held: &Held) -> syn::Stmt {
-        JumpFiller { machine: self, held }.visit_stmt_mut(&mut stmt);
+        JumpFiller {
+            machine: self,
+            held,
+        }
+        .visit_stmt_mut(&mut stmt);
         stmt
     }
 
     fn fill_jumps_block(&self, mut block: syn::Block, held: &Held) -> syn::Block {
-        JumpFiller { machine: self, held }.visit_block_mut(&mut block);
+        JumpFiller {
+            machine: self,
+            held,
+        }
+        .visit_block_mut(&mut block);
         block
     }
 
@@ -231,7 +266,10 @@ impl Gen<'_> {
         held.iter()
             .copied()
             .filter(|b| !defs.contains(b) && live_out.contains(b))
-            .filter(|&b| defs.iter().any(|&d| self.binding(d).ident == self.binding(b).ident))
+            .filter(|&b| {
+                defs.iter()
+                    .any(|&d| self.binding(d).ident == self.binding(b).ident)
+            })
             .collect()
     }
 
@@ -265,7 +303,12 @@ impl Gen<'_> {
         out
     }
 
-    fn verbatim_with_parks(&self, stmt: syn::Stmt, hidden: &[BindingId], held: &Held) -> TokenStream {
+    fn verbatim_with_parks(
+        &self,
+        stmt: syn::Stmt,
+        hidden: &[BindingId],
+        held: &Held,
+    ) -> TokenStream {
         if hidden.is_empty() {
             return quote!(#stmt);
         }
@@ -278,7 +321,10 @@ impl Gen<'_> {
                     quote!(#local)
                 }
                 _ => {
-                    let names: Vec<String> = hidden.iter().map(|&b| self.binding(b).ident.to_string()).collect();
+                    let names: Vec<String> = hidden
+                        .iter()
+                        .map(|&b| self.binding(b).ident.to_string())
+                        .collect();
                     let message = format!(
                         "this `let .. else` hides `{}`, which is still used after the next `ask!`; give the new binding another name",
                         names.join("`, `")
@@ -318,7 +364,8 @@ impl Gen<'_> {
     /// An `ask!` reached in this arm: evaluate the requests, register them, park, go resume.
     fn suspend(&self, site: SiteId, held: &Held) -> TokenStream {
         let s = &self.body.sites[site];
-        let mut out = TokenStream::new();
+        let path = &s.path;
+        let mut out = quote!(#path!(@lowered););
         for (i, key) in s.keys.iter().enumerate() {
             let request = self.fill_jumps_expr(key.request.clone(), held);
             let r = format_ident!("__mrtr_r{}", i);
@@ -347,7 +394,11 @@ impl Gen<'_> {
         let construct = &self.body.constructs[c];
         let rt = rt();
         match &construct.kind {
-            ConstructKind::If { branches, otherwise, .. } => {
+            ConstructKind::If {
+                branches,
+                otherwise,
+                ..
+            } => {
                 let mut out = TokenStream::new();
                 for (i, (cond, frame)) in branches.iter().enumerate() {
                     let cond = self.fill_jumps_expr(cond.clone(), held);
@@ -366,7 +417,9 @@ impl Gen<'_> {
                 out.extend(quote!(else { #otherwise }));
                 out
             }
-            ConstructKind::Match { scrutinee, arms, .. } => {
+            ConstructKind::Match {
+                scrutinee, arms, ..
+            } => {
                 let scrutinee = self.fill_jumps_expr(scrutinee.clone(), held);
                 let arms = arms.iter().map(|(pat, frame)| {
                     let mut pat = pat.clone();
@@ -392,7 +445,12 @@ impl Gen<'_> {
                 let goto = self.goto(Arm::Head(c));
                 quote!(let mut #local: usize = 0; #park #goto)
             }
-            ConstructKind::For { iter, rest, counter, .. } => {
+            ConstructKind::For {
+                iter,
+                rest,
+                counter,
+                ..
+            } => {
                 let iter = self.fill_jumps_expr(iter.clone(), held);
                 let rest_local = self.local(*rest);
                 let counter_local = self.local(*counter);
@@ -412,7 +470,13 @@ impl Gen<'_> {
 
     /// Takes out what is live and visible at a point, one block per frame so that shadowed
     /// bindings keep their own names; `inner` builds the code that runs inside.
-    fn at_point(&self, frame: FrameId, index: usize, live: &Live, inner: impl FnOnce(Held) -> TokenStream) -> TokenStream {
+    fn at_point(
+        &self,
+        frame: FrameId,
+        index: usize,
+        live: &Live,
+        inner: impl FnOnce(Held) -> TokenStream,
+    ) -> TokenStream {
         let rt = rt();
         let visible = self.body.visible(frame, index);
         let path = self.body.path(frame, index);
@@ -428,7 +492,10 @@ impl Gen<'_> {
                     let local = self.local(b);
                     let slot = self.slot(b);
                     let wire = &binding.wire;
-                    let mutability = (binding.mutable || binding.kind != BindingKind::Local && binding.kind != BindingKind::Param).then(|| quote!(mut));
+                    let mutability = (binding.mutable
+                        || binding.kind != BindingKind::Local
+                            && binding.kind != BindingKind::Param)
+                        .then(|| quote!(mut));
                     let value = attempt(quote!(#rt::out(&mut #slot, #wire)));
                     quote!(#[allow(unused_mut)] let #mutability #local = #value;)
                 })
@@ -437,7 +504,11 @@ impl Gen<'_> {
         }
         let mut code = inner(held);
         while let Some(outs) = levels.pop() {
-            code = if levels.is_empty() { quote!(#(#outs)* #code) } else { quote!({ #(#outs)* #code }) };
+            code = if levels.is_empty() {
+                quote!(#(#outs)* #code)
+            } else {
+                quote!({ #(#outs)* #code })
+            };
         }
         code
     }
@@ -445,19 +516,30 @@ impl Gen<'_> {
     fn arm(&self, arm: Arm) -> TokenStream {
         let pc = self.pc(arm);
         let code = match arm {
-            Arm::Start => self.at_point(ROOT, 0, &self.plan.start_live, |held| self.run(ROOT, 0, held)),
+            Arm::Start => self.at_point(ROOT, 0, &self.plan.start_live, |held| {
+                self.run(ROOT, 0, held)
+            }),
             Arm::Resume(site) => self.resume_arm(site),
             Arm::Join(c) => {
                 let (frame, index) = self.plan.construct_at[c];
                 let construct = &self.body.constructs[c];
                 let node = &self.body.frames[frame].stmts[index];
-                let NodeKind::Opened { pat, diverge, .. } = &node.kind else { unreachable!() };
+                let NodeKind::Opened { pat, diverge, .. } = &node.kind else {
+                    unreachable!()
+                };
                 let rt = rt();
                 self.at_point(frame, index, &construct.live_join, |mut held| {
                     let bind = match pat {
                         Some(pat) if construct.has_value => {
                             let t = Self::transfer(c);
-                            let wire = format!("value of the `{}` at this join", if construct.kind.is_loop() { "loop" } else { "branch" });
+                            let wire = format!(
+                                "value of the `{}` at this join",
+                                if construct.kind.is_loop() {
+                                    "loop"
+                                } else {
+                                    "branch"
+                                }
+                            );
                             let value = attempt(quote!(#rt::out(&mut #t, #wire)));
                             self.bind(pat, quote!(#value), diverge.as_ref(), node, &mut held)
                         }
@@ -473,7 +555,14 @@ impl Gen<'_> {
     }
 
     /// `let P = value [else D];`, parking held bindings the pattern hides that are needed later.
-    fn bind(&self, pat: &syn::Pat, value: TokenStream, diverge: Option<&syn::Block>, node: &Node, held: &mut Held) -> TokenStream {
+    fn bind(
+        &self,
+        pat: &syn::Pat,
+        value: TokenStream,
+        diverge: Option<&syn::Block>,
+        node: &Node,
+        held: &mut Held,
+    ) -> TokenStream {
         let hidden = self.shadowed(&node.defs, &node.live_out, held);
         let park = self.park(&hidden.iter().copied().collect(), held);
         let diverge = diverge.map(|d| {
@@ -493,7 +582,9 @@ impl Gen<'_> {
     fn head_arm(&self, c: ConstructId) -> TokenStream {
         let construct = &self.body.constructs[c];
         let (frame, _) = match &construct.kind {
-            ConstructKind::Loop { body, .. } | ConstructKind::While { body, .. } | ConstructKind::For { body, .. } => (*body, ()),
+            ConstructKind::Loop { body, .. }
+            | ConstructKind::While { body, .. }
+            | ConstructKind::For { body, .. } => (*body, ()),
             _ => unreachable!(),
         };
         self.at_point(frame, 0, &construct.live_head, |mut held| {
@@ -528,15 +619,21 @@ impl Gen<'_> {
         let s = &self.body.sites[site];
         let (frame, index) = self.plan.site_at[site];
         let node = &self.body.frames[frame].stmts[index];
-        let NodeKind::Ask { pat, diverge, .. } = &node.kind else { unreachable!() };
+        let NodeKind::Ask { pat, diverge, .. } = &node.kind else {
+            unreachable!()
+        };
 
-        let answers: Vec<Ident> = (0..s.keys.len()).map(|i| format_ident!("__mrtr_a{}", i)).collect();
+        let answers: Vec<Ident> = (0..s.keys.len())
+            .map(|i| format_ident!("__mrtr_a{}", i))
+            .collect();
         let takes = s.keys.iter().zip(&answers).map(|(key, a)| {
             let marker = Self::marker(&key.key);
             let wire = self.key_at_resume(site, &key.key);
             quote!(let #a = __mrtr_io.take(&#marker, #wire);)
         });
-        let oks = answers.iter().map(|a| quote!(::core::result::Result::Ok(#a)));
+        let oks = answers
+            .iter()
+            .map(|a| quote!(::core::result::Result::Ok(#a)));
         let slots = self.step_slots(site);
         let puts = slots.iter().map(|&b| {
             let vt = self.witness(b);
@@ -563,7 +660,11 @@ impl Gen<'_> {
             };
             __mrtr_io.settle();
         };
-        let answer = if answers.len() == 1 { quote!(__mrtr_a0) } else { quote!((#(#answers),*)) };
+        let answer = if answers.len() == 1 {
+            quote!(__mrtr_a0)
+        } else {
+            quote!((#(#answers),*))
+        };
         let rest = self.at_point(frame, index, &s.live, |mut held| {
             let bind = match pat {
                 Some(pat) => self.bind(pat, answer, diverge.as_ref(), node, &mut held),
@@ -608,10 +709,16 @@ impl Gen<'_> {
             let slot = self.slot(b);
             quote_spanned!(span=> let #vt = ::mrtr::__private::carry_vt(&#slot);)
         });
-        let transfers = self.body.constructs.iter().enumerate().filter(|(_, c)| c.has_value).map(|(i, _)| {
-            let t = Self::transfer(i);
-            quote!(let mut #t = ::core::option::Option::None;)
-        });
+        let transfers = self
+            .body
+            .constructs
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| c.has_value)
+            .map(|(i, _)| {
+                let t = Self::transfer(i);
+                quote!(let mut #t = ::core::option::Option::None;)
+            });
         let markers = self.body.sites.iter().flat_map(|s| &s.keys).map(|k| {
             let m = Self::marker(&k.key);
             quote!(let mut #m = ::core::marker::PhantomData;)
@@ -621,7 +728,9 @@ impl Gen<'_> {
             let tail = self.layout(site);
             quote!(const #ident: &str = ::core::concat!("mrtr-lowering/1|", ::core::module_path!(), #tail);)
         });
-        let steps: Vec<Ident> = (0..self.body.sites.len()).map(|s| self.step_ident(s)).collect();
+        let steps: Vec<Ident> = (0..self.body.sites.len())
+            .map(|s| self.step_ident(s))
+            .collect();
         let step_names: Vec<&String> = self.body.sites.iter().map(|s| &s.step).collect();
         let mut pc_variants = Vec::new();
         for arm in &self.plan.arms {
@@ -654,6 +763,16 @@ impl Gen<'_> {
         });
         let arms = self.plan.arms.iter().map(|&arm| self.arm(arm));
         quote! {
+            macro_rules! __mrtr_try {
+                ($result:expr) => {
+                    match $result {
+                        ::core::result::Result::Ok(value) => value,
+                        ::core::result::Result::Err(error) => {
+                            return ::core::result::Result::Ok(#rt::Flow::Fail(error));
+                        }
+                    }
+                };
+            }
             #(#items)*
             #[allow(dead_code)]
             #[derive(Clone, Copy)]

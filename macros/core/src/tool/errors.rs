@@ -27,7 +27,10 @@ impl Errors {
     }
 
     pub fn to_compile_errors(&self) -> TokenStream {
-        self.errors.iter().map(syn::Error::to_compile_error).collect()
+        self.errors
+            .iter()
+            .map(syn::Error::to_compile_error)
+            .collect()
     }
 
     pub fn messages(&self) -> Vec<String> {

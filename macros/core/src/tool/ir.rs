@@ -101,13 +101,23 @@ pub struct Node {
 
 pub enum NodeKind {
     Verbatim(Stmt),
-    Ask { site: SiteId, pat: Option<Pat>, diverge: Option<Block> },
-    Opened { construct: ConstructId, pat: Option<Pat>, diverge: Option<Block> },
+    Ask {
+        site: SiteId,
+        pat: Option<Pat>,
+        diverge: Option<Block>,
+    },
+    Opened {
+        construct: ConstructId,
+        pat: Option<Pat>,
+        diverge: Option<Block>,
+    },
 }
 
 /// One `ask!`: one round of input requests, one resume step.
 pub struct Site {
     pub step: String,
+    /// The macro path as written (`ask`, `mrtr::ask`).
+    pub path: syn::Path,
     pub keys: Vec<SiteKey>,
     /// The opened loops around it, outermost first: their counters index the wire keys.
     pub loops: Vec<ConstructId>,
@@ -133,17 +143,43 @@ pub struct Construct {
 }
 
 pub enum ConstructKind {
-    If { branches: Vec<(Expr, FrameId)>, otherwise: Option<FrameId>, cond_uses: Live },
-    Match { scrutinee: Expr, arms: Vec<(Pat, FrameId)>, uses: Live },
+    If {
+        branches: Vec<(Expr, FrameId)>,
+        otherwise: Option<FrameId>,
+        cond_uses: Live,
+    },
+    Match {
+        scrutinee: Expr,
+        arms: Vec<(Pat, FrameId)>,
+        uses: Live,
+    },
     Block(FrameId),
-    Loop { body: FrameId, counter: BindingId },
-    While { cond: Expr, body: FrameId, counter: BindingId, cond_uses: Live },
-    For { pat: Pat, iter: Expr, body: FrameId, rest: BindingId, counter: BindingId, iter_uses: Live },
+    Loop {
+        body: FrameId,
+        counter: BindingId,
+    },
+    While {
+        cond: Expr,
+        body: FrameId,
+        counter: BindingId,
+        cond_uses: Live,
+    },
+    For {
+        pat: Pat,
+        iter: Expr,
+        body: FrameId,
+        rest: BindingId,
+        counter: BindingId,
+        iter_uses: Live,
+    },
 }
 
 impl ConstructKind {
     pub fn is_loop(&self) -> bool {
-        matches!(self, ConstructKind::Loop { .. } | ConstructKind::While { .. } | ConstructKind::For { .. })
+        matches!(
+            self,
+            ConstructKind::Loop { .. } | ConstructKind::While { .. } | ConstructKind::For { .. }
+        )
     }
 
     pub fn counter(&self) -> Option<BindingId> {
@@ -186,7 +222,9 @@ impl Body {
         let mut scope: Vec<(FrameId, BindingId)> = self.params.iter().map(|&b| (ROOT, b)).collect();
         for (f, upto) in self.path(frame, index) {
             let declared = self.frames[f].start.iter().copied().chain(
-                self.frames[f].stmts[..upto].iter().flat_map(|n| n.defs.iter().copied()),
+                self.frames[f].stmts[..upto]
+                    .iter()
+                    .flat_map(|n| n.defs.iter().copied()),
             );
             for b in declared {
                 let name = self.bindings[b].ident.to_string();

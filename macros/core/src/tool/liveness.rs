@@ -38,7 +38,10 @@ fn jump_target_live(body: &Body, jump: usize) -> Live {
 }
 
 fn minus(live: &Live, remove: &[BindingId]) -> Live {
-    live.iter().copied().filter(|b| !remove.contains(b)).collect()
+    live.iter()
+        .copied()
+        .filter(|b| !remove.contains(b))
+        .collect()
 }
 
 fn node_live(body: &mut Body, frame: FrameId, index: usize, out: Live) -> Live {
@@ -51,7 +54,10 @@ fn node_live(body: &mut Body, frame: FrameId, index: usize, out: Live) -> Live {
     }
     match &node.kind {
         NodeKind::Verbatim(_) => {
-            let mut live: Live = after_bind.into_iter().filter(|b| !node.kills.contains(b)).collect();
+            let mut live: Live = after_bind
+                .into_iter()
+                .filter(|b| !node.kills.contains(b))
+                .collect();
             live.extend(node.uses.iter().copied());
             live
         }
@@ -75,7 +81,11 @@ fn node_live(body: &mut Body, frame: FrameId, index: usize, out: Live) -> Live {
 
 fn construct_live(body: &mut Body, c: ConstructId) -> Live {
     match &body.constructs[c].kind {
-        ConstructKind::If { branches, otherwise, cond_uses } => {
+        ConstructKind::If {
+            branches,
+            otherwise,
+            cond_uses,
+        } => {
             let frames: Vec<FrameId> = branches.iter().map(|(_, f)| *f).chain(*otherwise).collect();
             let has_else = otherwise.is_some();
             let mut live = cond_uses.clone();
@@ -98,7 +108,9 @@ fn construct_live(body: &mut Body, c: ConstructId) -> Live {
             live
         }
         ConstructKind::Block(f) => frame_live(body, *f),
-        ConstructKind::Loop { .. } | ConstructKind::While { .. } | ConstructKind::For { .. } => loop_live(body, c),
+        ConstructKind::Loop { .. } | ConstructKind::While { .. } | ConstructKind::For { .. } => {
+            loop_live(body, c)
+        }
     }
 }
 
@@ -106,8 +118,18 @@ fn construct_live(body: &mut Body, c: ConstructId) -> Live {
 fn loop_live(body: &mut Body, c: ConstructId) -> Live {
     let (frame, state, extra): (FrameId, Vec<BindingId>, Live) = match &body.constructs[c].kind {
         ConstructKind::Loop { body: f, counter } => (*f, vec![*counter], Live::new()),
-        ConstructKind::While { body: f, counter, cond_uses, .. } => (*f, vec![*counter], cond_uses.clone()),
-        ConstructKind::For { body: f, counter, rest, .. } => (*f, vec![*rest, *counter], Live::new()),
+        ConstructKind::While {
+            body: f,
+            counter,
+            cond_uses,
+            ..
+        } => (*f, vec![*counter], cond_uses.clone()),
+        ConstructKind::For {
+            body: f,
+            counter,
+            rest,
+            ..
+        } => (*f, vec![*rest, *counter], Live::new()),
         _ => unreachable!(),
     };
     let exits = !matches!(body.constructs[c].kind, ConstructKind::Loop { .. });

@@ -43,7 +43,12 @@ pub fn plan(body: &Body, start_live: Live) -> Plan {
     plan.slotted.extend(plan.start_live.iter().copied());
     for site in &body.sites {
         plan.slotted.extend(site.live.iter().copied());
-        plan.carried.extend(site.live.iter().copied().filter(|&b| body.bindings[b].is_serialized()));
+        plan.carried.extend(
+            site.live
+                .iter()
+                .copied()
+                .filter(|&b| body.bindings[b].is_serialized()),
+        );
     }
     for construct in &body.constructs {
         plan.slotted.extend(construct.live_join.iter().copied());
@@ -79,9 +84,15 @@ fn walk(body: &Body, frame: FrameId, plan: &mut Plan) {
 
 pub fn child_frames(kind: &ConstructKind) -> Vec<FrameId> {
     match kind {
-        ConstructKind::If { branches, otherwise, .. } => branches.iter().map(|(_, f)| *f).chain(*otherwise).collect(),
+        ConstructKind::If {
+            branches,
+            otherwise,
+            ..
+        } => branches.iter().map(|(_, f)| *f).chain(*otherwise).collect(),
         ConstructKind::Match { arms, .. } => arms.iter().map(|(_, f)| *f).collect(),
         ConstructKind::Block(f) => vec![*f],
-        ConstructKind::Loop { body, .. } | ConstructKind::While { body, .. } | ConstructKind::For { body, .. } => vec![*body],
+        ConstructKind::Loop { body, .. }
+        | ConstructKind::While { body, .. }
+        | ConstructKind::For { body, .. } => vec![*body],
     }
 }

@@ -30,14 +30,20 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     let method: ImplItemFn = match syn::parse2(item.clone()) {
         Ok(method) => method,
         Err(e) => {
-            let error = syn::Error::new(e.span(), "`#[mrtr_tool]` goes on an `async fn` handler inside a `#[tool_router]` impl");
+            let error = syn::Error::new(
+                e.span(),
+                "`#[mrtr_tool]` goes on an `async fn` handler inside a `#[tool_router]` impl",
+            );
             let error = error.to_compile_error();
             return quote!(#error #item);
         }
     };
     let mut errors = Errors::default();
     if !args.is_empty() {
-        errors.at(&args, "`#[mrtr_tool]` takes no arguments; tool options go in the `#[tool(..)]` below it");
+        errors.at(
+            &args,
+            "`#[mrtr_tool]` takes no arguments; tool options go in the `#[tool(..)]` below it",
+        );
     }
     match lower_method(&method, &mut errors) {
         Some(tokens) if errors.is_empty() => tokens,
@@ -55,7 +61,10 @@ fn fallback(method: &ImplItemFn, errors: &Errors) -> TokenStream {
     stub.block = syn::parse_quote!({
         ::core::unimplemented!("`#[mrtr_tool]` could not lower this handler")
     });
-    stub.attrs.insert(0, syn::parse_quote!(#[allow(unused_variables, unreachable_code)]));
+    stub.attrs.insert(
+        0,
+        syn::parse_quote!(#[allow(unused_variables, unreachable_code)]),
+    );
     quote!(#compile_errors #stub)
 }
 
@@ -66,7 +75,9 @@ enum Kind {
 }
 
 /// Carried sets per step, for tests: `(step, keys, carried wire names)`.
-pub fn carried_sets(item: TokenStream) -> Result<Vec<(String, Vec<String>, Vec<String>)>, Vec<String>> {
+pub fn carried_sets(
+    item: TokenStream,
+) -> Result<Vec<(String, Vec<String>, Vec<String>)>, Vec<String>> {
     let method: ImplItemFn = syn::parse2(item).map_err(|e| vec![e.to_string()])?;
     let mut errors = Errors::default();
     let (body, _) = analyse(&method, &mut errors).ok_or_else(|| errors.messages())?;
@@ -78,7 +89,12 @@ pub fn carried_sets(item: TokenStream) -> Result<Vec<(String, Vec<String>, Vec<S
         .iter()
         .map(|s| {
             let keys = s.keys.iter().map(|k| k.key.to_string()).collect();
-            let carried = s.live.iter().filter(|&&b| body.bindings[b].is_serialized()).map(|&b| body.bindings[b].wire.clone()).collect();
+            let carried = s
+                .live
+                .iter()
+                .filter(|&&b| body.bindings[b].is_serialized())
+                .map(|&b| body.bindings[b].wire.clone())
+                .collect();
             (s.step.clone(), keys, carried)
         })
         .collect())
@@ -109,7 +125,10 @@ fn analyse(method: &ImplItemFn, errors: &mut Errors) -> Option<(ir::Body, ir::Li
 
 fn lower_method(method: &ImplItemFn, errors: &mut Errors) -> Option<TokenStream> {
     if method.sig.asyncness.is_none() {
-        errors.at(method.sig.fn_token, "`#[mrtr_tool]` lowers an `async fn`; make the handler `async fn`");
+        errors.at(
+            method.sig.fn_token,
+            "`#[mrtr_tool]` lowers an `async fn`; make the handler `async fn`",
+        );
     }
     let kind = handler_kind(method, errors)?;
     let (body, start_live) = analyse(method, errors)?;
@@ -122,14 +141,25 @@ fn lower_method(method: &ImplItemFn, errors: &mut Errors) -> Option<TokenStream>
         ReturnType::Default => return None,
     };
     let name = &method.sig.ident;
-    let machine = codegen::Gen { body: &body, plan: &plan, ret: &ret, fn_name: name };
+    let machine = codegen::Gen {
+        body: &body,
+        plan: &plan,
+        ret: &ret,
+        fn_name: name,
+    };
     let lowered = machine.body_tokens();
     Some(emit(method, kind, &ret, &machine, lowered))
 }
 
 fn handler_kind(method: &ImplItemFn, errors: &mut Errors) -> Option<Kind> {
     for attr in &method.attrs {
-        match attr.path().segments.last().map(|s| s.ident.to_string()).as_deref() {
+        match attr
+            .path()
+            .segments
+            .last()
+            .map(|s| s.ident.to_string())
+            .as_deref()
+        {
             Some("tool") => return Some(Kind::Tool),
             Some("prompt") => return Some(Kind::Prompt),
             _ => {}
@@ -144,7 +174,9 @@ fn handler_kind(method: &ImplItemFn, errors: &mut Errors) -> Option<Kind> {
 fn json_output(ret: &Type) -> Option<Type> {
     let Type::Path(path) = ret else { return None };
     let last = path.path.segments.last()?;
-    let syn::PathArguments::AngleBracketed(args) = &last.arguments else { return None };
+    let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
+        return None;
+    };
     let first = args.args.iter().find_map(|a| match a {
         syn::GenericArgument::Type(t) => Some(t),
         _ => None,
@@ -161,9 +193,16 @@ fn forward_attrs(method: &ImplItemFn, kind: Kind, ret: &Type) -> Vec<syn::Attrib
     if kind != Kind::Tool {
         return attrs;
     }
-    let Some(inner) = json_output(ret) else { return attrs };
+    let Some(inner) = json_output(ret) else {
+        return attrs;
+    };
     for attr in &mut attrs {
-        if attr.path().segments.last().is_none_or(|s| s.ident != "tool") {
+        if attr
+            .path()
+            .segments
+            .last()
+            .is_none_or(|s| s.ident != "tool")
+        {
             continue;
         }
         let existing = match &attr.meta {
@@ -184,7 +223,13 @@ fn forward_attrs(method: &ImplItemFn, kind: Kind, ret: &Type) -> Vec<syn::Attrib
     attrs
 }
 
-fn emit(method: &ImplItemFn, kind: Kind, ret: &Type, machine: &codegen::Gen<'_>, lowered: TokenStream) -> TokenStream {
+fn emit(
+    method: &ImplItemFn,
+    kind: Kind,
+    ret: &Type,
+    machine: &codegen::Gen<'_>,
+    lowered: TokenStream,
+) -> TokenStream {
     let name = &method.sig.ident;
     let vis = &method.vis;
     let body_fn = format_ident!("__mrtr_body_{}", name);
@@ -211,8 +256,16 @@ fn emit(method: &ImplItemFn, kind: Kind, ret: &Type, machine: &codegen::Gen<'_>,
     let attrs = forward_attrs(method, kind, ret);
 
     let (call_ty, finish, response) = match kind {
-        Kind::Tool => (quote!(ToolCall), quote!(finish_tool), quote!(::mrtr::__private::rmcp::model::CallToolResponse)),
-        Kind::Prompt => (quote!(PromptCall), quote!(finish_prompt), quote!(::mrtr::__private::PromptOutcome)),
+        Kind::Tool => (
+            quote!(ToolCall),
+            quote!(finish_tool),
+            quote!(::mrtr::__private::rmcp::model::CallToolResponse),
+        ),
+        Kind::Prompt => (
+            quote!(PromptCall),
+            quote!(finish_prompt),
+            quote!(::mrtr::__private::PromptOutcome),
+        ),
     };
     let (receiver_param, receiver_arg, body_receiver) = match receiver {
         Some(r) => {
@@ -223,7 +276,13 @@ fn emit(method: &ImplItemFn, kind: Kind, ret: &Type, machine: &codegen::Gen<'_>,
     };
 
     let steps = step_infos(machine);
-    let mut capabilities: Vec<&str> = machine.body.sites.iter().flat_map(|s| &s.keys).filter_map(|k| k.capability).collect();
+    let mut capabilities: Vec<&str> = machine
+        .body
+        .sites
+        .iter()
+        .flat_map(|s| &s.keys)
+        .filter_map(|k| k.capability)
+        .collect();
     capabilities.sort_unstable();
     capabilities.dedup();
     let const_name = format_ident!("{}_STEPS", name.to_string().to_uppercase());
@@ -267,7 +326,7 @@ fn step_infos(machine: &codegen::Gen<'_>) -> Vec<TokenStream> {
         .enumerate()
         .map(|(site, s)| {
             let name = &s.step;
-            let keys = s.keys.iter().map(|k| machine.key_scheme(site, &k.key));
+            let keys = s.keys.iter().map(|k| machine.key_display(site, &k.key));
             let carried = machine.step_slots(site).into_iter().map(|b| machine.body.bindings[b].wire.clone());
             quote!(::mrtr::__private::StepInfo { name: #name, keys: &[#(#keys),*], carried: &[#(#carried),*] })
         })
@@ -275,15 +334,33 @@ fn step_infos(machine: &codegen::Gen<'_>) -> Vec<TokenStream> {
 }
 
 fn steps_doc(machine: &codegen::Gen<'_>, name: &syn::Ident) -> String {
-    let mut doc = format!("Resume steps of `{name}` (generated by `#[mrtr_tool]`), in source order.\n");
+    let mut doc =
+        format!("Resume steps of `{name}` (generated by `#[mrtr_tool]`), in source order.\n");
     if machine.body.sites.is_empty() {
         doc.push_str("\nThis handler has no `ask!`: it always completes in one round.\n");
     }
     for (site, s) in machine.body.sites.iter().enumerate() {
-        let keys: Vec<String> = s.keys.iter().map(|k| format!("`{}`", machine.key_scheme(site, &k.key))).collect();
-        let carried: Vec<String> = machine.step_slots(site).into_iter().map(|b| format!("`{}`", machine.body.bindings[b].wire)).collect();
-        let carried = if carried.is_empty() { "nothing".to_owned() } else { carried.join(", ") };
-        doc.push_str(&format!("\n- `{}`: after asking {}; carries {}.", s.step, keys.join(", "), carried));
+        let keys: Vec<String> = s
+            .keys
+            .iter()
+            .map(|k| format!("`{}`", machine.key_display(site, &k.key)))
+            .collect();
+        let carried: Vec<String> = machine
+            .step_slots(site)
+            .into_iter()
+            .map(|b| format!("`{}`", machine.body.bindings[b].wire))
+            .collect();
+        let carried = if carried.is_empty() {
+            "nothing".to_owned()
+        } else {
+            carried.join(", ")
+        };
+        doc.push_str(&format!(
+            "\n- `{}`: after asking {}; carries {}.",
+            s.step,
+            keys.join(", "),
+            carried
+        ));
     }
     doc
 }

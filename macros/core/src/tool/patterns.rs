@@ -25,7 +25,13 @@ fn collect(pat: &Pat, out: &mut Vec<(Ident, PatBinding)>) {
                 && p.mutability.is_none()
                 && p.ident.to_string().starts_with(|c: char| c.is_uppercase());
             if !looks_like_constant {
-                out.push((p.ident.clone(), PatBinding { mutable: p.mutability.is_some(), by_ref: p.by_ref.is_some() }));
+                out.push((
+                    p.ident.clone(),
+                    PatBinding {
+                        mutable: p.mutability.is_some(),
+                        by_ref: p.by_ref.is_some(),
+                    },
+                ));
             }
             if let Some((_, sub)) = &p.subpat {
                 collect(sub, out);
@@ -51,7 +57,9 @@ fn collect(pat: &Pat, out: &mut Vec<(Ident, PatBinding)>) {
 /// The type written on a single-identifier pattern (`let x: T`), to copy onto its slot.
 pub fn annotation(pat: &Pat) -> Option<syn::Type> {
     match pat {
-        Pat::Type(t) if matches!(&*t.pat, Pat::Ident(i) if i.subpat.is_none()) => Some((*t.ty).clone()),
+        Pat::Type(t) if matches!(&*t.pat, Pat::Ident(i) if i.subpat.is_none()) => {
+            Some((*t.ty).clone())
+        }
         _ => None,
     }
 }

@@ -25,18 +25,36 @@ pub struct Rewriter<'a> {
 }
 
 impl<'a> Rewriter<'a> {
-    pub fn new(ret: &'a Type, opened: &'a [(Option<String>, ConstructId)], jumps: &'a mut Vec<Jump>) -> Self {
-        Rewriter { ret, opened, jumps, recorded: Vec::new(), verbatim_loops: Vec::new() }
+    pub fn new(
+        ret: &'a Type,
+        opened: &'a [(Option<String>, ConstructId)],
+        jumps: &'a mut Vec<Jump>,
+    ) -> Self {
+        Rewriter {
+            ret,
+            opened,
+            jumps,
+            recorded: Vec::new(),
+            verbatim_loops: Vec::new(),
+        }
     }
 
     fn target(&self, label: Option<&syn::Lifetime>) -> Option<ConstructId> {
         match label {
             Some(label) => {
                 let name = label.ident.to_string();
-                if self.verbatim_loops.iter().any(|l| l.as_deref() == Some(&name)) {
+                if self
+                    .verbatim_loops
+                    .iter()
+                    .any(|l| l.as_deref() == Some(&name))
+                {
                     return None;
                 }
-                self.opened.iter().rev().find(|(l, _)| l.as_deref() == Some(&name)).map(|(_, c)| *c)
+                self.opened
+                    .iter()
+                    .rev()
+                    .find(|(l, _)| l.as_deref() == Some(&name))
+                    .map(|(_, c)| *c)
             }
             None if !self.verbatim_loops.is_empty() => None,
             None => self.opened.last().map(|(_, c)| *c),
@@ -52,7 +70,8 @@ impl<'a> Rewriter<'a> {
     }
 
     fn in_loop(&mut self, label: Option<&syn::Label>, f: impl FnOnce(&mut Self)) {
-        self.verbatim_loops.push(label.map(|l| l.name.ident.to_string()));
+        self.verbatim_loops
+            .push(label.map(|l| l.name.ident.to_string()));
         f(self);
         self.verbatim_loops.pop();
     }
@@ -76,12 +95,18 @@ impl VisitMut for Rewriter<'_> {
                 }
                 if let Some(target) = self.target(brk.label.as_ref()) {
                     let value = brk.expr.take().map(|v| *v);
-                    *expr = self.placeholder(Jump { target, kind: JumpKind::Break(value) });
+                    *expr = self.placeholder(Jump {
+                        target,
+                        kind: JumpKind::Break(value),
+                    });
                 }
             }
             Expr::Continue(cont) => {
                 if let Some(target) = self.target(cont.label.as_ref()) {
-                    *expr = self.placeholder(Jump { target, kind: JumpKind::Continue });
+                    *expr = self.placeholder(Jump {
+                        target,
+                        kind: JumpKind::Continue,
+                    });
                 }
             }
             Expr::Loop(l) => {

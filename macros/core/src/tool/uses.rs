@@ -21,11 +21,19 @@ pub struct Uses<'r> {
 
 impl<'r> Uses<'r> {
     pub fn new(resolve: &'r dyn Fn(&str) -> Option<BindingId>) -> Self {
-        Uses { resolve, inner: Vec::new(), found: Live::new() }
+        Uses {
+            resolve,
+            inner: Vec::new(),
+            found: Live::new(),
+        }
     }
 
     fn note(&mut self, name: &str) {
-        if self.inner.iter().any(|scope| scope.iter().any(|n| n == name)) {
+        if self
+            .inner
+            .iter()
+            .any(|scope| scope.iter().any(|n| n == name))
+        {
             return;
         }
         if let Some(b) = (self.resolve)(name) {
@@ -79,7 +87,10 @@ pub fn format_captures(literal: &str) -> Vec<String> {
                 break;
             }
         }
-        let starts_like_ident = name.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_');
+        let starts_like_ident = name
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_alphabetic() || c == '_');
         if starts_like_ident && matches!(chars.peek(), Some('}') | Some(':')) {
             names.push(name);
         }
@@ -89,7 +100,10 @@ pub fn format_captures(literal: &str) -> Vec<String> {
 
 impl<'ast> Visit<'ast> for Uses<'_> {
     fn visit_expr_path(&mut self, node: &'ast syn::ExprPath) {
-        if node.qself.is_none() && node.path.segments.len() == 1 && node.path.leading_colon.is_none() {
+        if node.qself.is_none()
+            && node.path.segments.len() == 1
+            && node.path.leading_colon.is_none()
+        {
             self.note(&node.path.segments[0].ident.to_string());
         }
         visit::visit_expr_path(self, node);
@@ -110,7 +124,9 @@ impl<'ast> Visit<'ast> for Uses<'_> {
                                 this.visit_expr(diverge);
                             }
                         }
-                        let names = bound_idents(&local.pat).into_iter().map(|(i, _)| i.to_string());
+                        let names = bound_idents(&local.pat)
+                            .into_iter()
+                            .map(|(i, _)| i.to_string());
                         this.inner.last_mut().expect("scope pushed").extend(names);
                     }
                     other => this.visit_stmt(other),
@@ -120,12 +136,20 @@ impl<'ast> Visit<'ast> for Uses<'_> {
     }
 
     fn visit_expr_closure(&mut self, node: &'ast syn::ExprClosure) {
-        let names = node.inputs.iter().flat_map(bound_idents).map(|(i, _)| i.to_string()).collect();
+        let names = node
+            .inputs
+            .iter()
+            .flat_map(bound_idents)
+            .map(|(i, _)| i.to_string())
+            .collect();
         self.with_scope(names, |this| this.visit_expr(&node.body));
     }
 
     fn visit_arm(&mut self, node: &'ast syn::Arm) {
-        let names = bound_idents(&node.pat).into_iter().map(|(i, _)| i.to_string()).collect();
+        let names = bound_idents(&node.pat)
+            .into_iter()
+            .map(|(i, _)| i.to_string())
+            .collect();
         self.with_scope(names, |this| {
             if let Pat::Guard(guard) = &node.pat {
                 this.visit_expr(&guard.guard);
@@ -136,7 +160,10 @@ impl<'ast> Visit<'ast> for Uses<'_> {
 
     fn visit_expr_for_loop(&mut self, node: &'ast syn::ExprForLoop) {
         self.visit_expr(&node.expr);
-        let names = bound_idents(&node.pat).into_iter().map(|(i, _)| i.to_string()).collect();
+        let names = bound_idents(&node.pat)
+            .into_iter()
+            .map(|(i, _)| i.to_string())
+            .collect();
         self.with_scope(names, |this| this.visit_block(&node.body));
     }
 
@@ -162,7 +189,10 @@ impl<'ast> Visit<'ast> for Uses<'_> {
 /// Names bound by the `let` parts of a condition (`if let`, let chains).
 pub fn let_bindings(cond: &Expr) -> Vec<String> {
     match cond {
-        Expr::Let(l) => bound_idents(&l.pat).into_iter().map(|(i, _)| i.to_string()).collect(),
+        Expr::Let(l) => bound_idents(&l.pat)
+            .into_iter()
+            .map(|(i, _)| i.to_string())
+            .collect(),
         Expr::Binary(b) if matches!(b.op, syn::BinOp::And(_)) => {
             let mut names = let_bindings(&b.left);
             names.extend(let_bindings(&b.right));

@@ -10,9 +10,37 @@ use super::errors::Errors;
 use super::ir::*;
 
 const BORROWING_METHODS: &[&str] = &[
-    "as_str", "as_ref", "as_mut", "as_slice", "as_bytes", "as_path", "as_deref", "as_deref_mut", "iter", "iter_mut",
-    "borrow", "borrow_mut", "lock", "read", "write", "chars", "bytes", "lines", "keys", "values", "values_mut",
-    "split", "split_whitespace", "trim", "trim_start", "trim_end", "get", "get_mut", "first", "last", "peek",
+    "as_str",
+    "as_ref",
+    "as_mut",
+    "as_slice",
+    "as_bytes",
+    "as_path",
+    "as_deref",
+    "as_deref_mut",
+    "iter",
+    "iter_mut",
+    "borrow",
+    "borrow_mut",
+    "lock",
+    "read",
+    "write",
+    "chars",
+    "bytes",
+    "lines",
+    "keys",
+    "values",
+    "values_mut",
+    "split",
+    "split_whitespace",
+    "trim",
+    "trim_start",
+    "trim_end",
+    "get",
+    "get_mut",
+    "first",
+    "last",
+    "peek",
 ];
 
 pub fn check(body: &Body, errors: &mut Errors) {
@@ -29,7 +57,11 @@ pub fn check(body: &Body, errors: &mut Errors) {
             continue;
         }
         let name = &binding.ident;
-        let key = body.sites[site].keys.first().map(|k| k.key.to_string()).unwrap_or_default();
+        let key = body.sites[site]
+            .keys
+            .first()
+            .map(|k| k.key.to_string())
+            .unwrap_or_default();
         if binding.uninit {
             errors.at(name, format!("`{name}` is declared without a value and used after `ask!({key}: ..)`; give it a value at its `let`, so it can be carried across the ask"));
         } else if binding.by_ref {
@@ -59,7 +91,9 @@ fn borrows(init: &Expr) -> Option<String> {
         Expr::Paren(p) => borrows(&p.expr),
         Expr::MethodCall(call) => {
             let method = call.method.to_string();
-            BORROWING_METHODS.contains(&method.as_str()).then(|| format!("`.{method}()` returns a reference or a borrowing view"))
+            BORROWING_METHODS
+                .contains(&method.as_str())
+                .then(|| format!("`.{method}()` returns a reference or a borrowing view"))
         }
         Expr::Try(t) => borrows(&t.expr),
         _ => None,
