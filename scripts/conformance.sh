@@ -27,17 +27,44 @@ RESULTS="$ROOT/.ci/cache/conformance-results"
 rm -rf "$RESULTS"
 mkdir -p "$RESULTS"
 
+# Each CLI run spends most of its ~2 s starting node, so two run at once (the machine has two
+# cores); verdicts are still printed in the order above.
+PARALLEL="${CONFORMANCE_PARALLEL:-2}"
+
+# launch SCENARIO SPEC_VERSION: runs one scenario in the background, into its own folder.
+launch() {
+    local scenario="$1" version="$2"
+    local dir="$RESULTS/$scenario"
+    mkdir -p "$dir"
+    # Only the scenario runs count: the example server is a background job of this shell too.
+    while [[ ${#RUNNING[@]} -ge $PARALLEL ]]; do
+        wait -n "${RUNNING[@]}" || true
+        local pid still=()
+        for pid in "${RUNNING[@]}"; do
+            if kill -0 "$pid" 2>/dev/null; then still+=("$pid"); fi
+        done
+        RUNNING=("${still[@]}")
+    done
+    (
+        status=0
+        "$CONFORMANCE" server --url "$EXAMPLE_URL" --scenario "$scenario" --spec-version "$version" \
+            -o "$dir" >"$dir/raw.txt" 2>&1 || status=$?
+        sed 's/\x1b\[[0-9;]*m//g' "$dir/raw.txt" >"$dir/output.txt"
+        echo "$status" >"$dir/exit"
+    ) &
+    RUNNING+=("$!")
+}
+RUNNING=()
+
 passed=0
 failed=0
 
-# run_scenario SCENARIO SPEC_VERSION WARNINGS_FAIL
-run_scenario() {
+# judge SCENARIO SPEC_VERSION WARNINGS_FAIL: reads a finished run and prints its verdict.
+judge() {
     local scenario="$1" version="$2" warnings_fail="$3"
-    local dir="$RESULTS/$scenario" status=0
-    mkdir -p "$dir"
-    "$CONFORMANCE" server --url "$EXAMPLE_URL" --scenario "$scenario" --spec-version "$version" \
-        -o "$dir" >"$dir/raw.txt" 2>&1 || status=$?
-    sed 's/\x1b\[[0-9;]*m//g' "$dir/raw.txt" >"$dir/output.txt"
+    local dir="$RESULTS/$scenario"
+    local status
+    status="$(cat "$dir/exit" 2>/dev/null || echo "none")"
     # checks.json is the suite's own record; the exit code only reflects FAILUREs.
     local verdict
     verdict="$(python3 - "$dir" "$warnings_fail" <<'PY'
@@ -52,23 +79,37 @@ print("ok" if checks and not bad else "bad", " ".join(f"{k}={v}" for k, v in sor
 PY
 )"
     local summary
-    summary="$(grep -E '^Passed: ' "$dir/output.txt" | tail -n 1 || true)"
-    if [[ $status -eq 0 && $verdict == ok* ]]; then
+    summary="$(grep -E '^Passed: ' "$dir/output.txt" 2>/dev/null | tail -n 1 || true)"
+    if [[ $status == 0 && $verdict == ok* ]]; then
         passed=$((passed + 1))
         printf 'PASS %-45s [%s] %s\n' "$scenario" "$version" "$summary"
     else
         failed=$((failed + 1))
         printf 'FAIL %-45s [%s] %s (exit %s; %s)\n' "$scenario" "$version" "$summary" "$status" "${verdict#* }"
-        grep -E 'FAILURE|WARNING|Error:' "$dir/output.txt" | sed 's/^/    /' || true
+        grep -E 'FAILURE|WARNING|Error:' "$dir/output.txt" 2>/dev/null | sed 's/^/    /' || true
     fi
 }
 
+# scenario, wire version, whether a WARNING fails it
+PLAN=()
 for scenario in "${MRTR_SCENARIOS[@]}"; do
-    run_scenario "input-required-result-$scenario" 2026-07-28 1
+    PLAN+=("input-required-result-$scenario 2026-07-28 1")
 done
-run_scenario server-stateless 2026-07-28 0
+PLAN+=("server-stateless 2026-07-28 0")
 for scenario in "${LEGACY_SCENARIOS[@]}"; do
-    run_scenario "$scenario" 2025-11-25 0
+    PLAN+=("$scenario 2025-11-25 0")
+done
+
+for entry in "${PLAN[@]}"; do
+    read -r scenario version _ <<<"$entry"
+    launch "$scenario" "$version"
+done
+for pid in "${RUNNING[@]}"; do
+    wait "$pid" || true
+done
+for entry in "${PLAN[@]}"; do
+    read -r scenario version warnings_fail <<<"$entry"
+    judge "$scenario" "$version" "$warnings_fail"
 done
 
 echo "full outputs: ${RESULTS#"$ROOT"/}/<scenario>/output.txt"
