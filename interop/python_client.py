@@ -212,12 +212,23 @@ async def main() -> int:
     leg = parser.add_mutually_exclusive_group(required=True)
     leg.add_argument("--http", metavar="URL")
     leg.add_argument("--stdio", nargs=argparse.REMAINDER, metavar="CMD")
+    parser.add_argument(
+        "--era",
+        choices=["legacy", "2026-07-28"],
+        default=None,
+        help="stdio only: open a legacy initialize session (default) or negotiate 2026-07-28",
+    )
     args = parser.parse_args()
 
     if args.http:
         checks = Checks("http-2026-07-28")
         target: Any = args.http
-        mode, expect = "2026-07-28", "2026-07-28"
+        # `auto` probes `server/discover` first, so the era itself is negotiated, not assumed.
+        mode, expect = "auto", "2026-07-28"
+    elif args.era == "2026-07-28":
+        checks = Checks("stdio-2026-07-28")
+        target = StdioServerParameters(command=args.stdio[0], args=args.stdio[1:])
+        mode, expect = "auto", "2026-07-28"
     else:
         checks = Checks("stdio-legacy")
         target = StdioServerParameters(command=args.stdio[0], args=args.stdio[1:])

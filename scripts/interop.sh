@@ -3,6 +3,7 @@
 # (@modelcontextprotocol/client@2.4.0) drive the `deploy_service` example end to end:
 #   - Python over Streamable HTTP on 2026-07-28 (the SDK's own input_required loop),
 #   - Python over stdio on a legacy initialize session (real server-initiated requests),
+#   - Python over stdio on 2026-07-28 (negotiated with server/discover),
 #   - TypeScript over Streamable HTTP on 2026-07-28.
 # Each client prints PASS/FAIL lines; this script ends with the overall `N passed, N failed`
 # and exits non-zero if any check failed or any client crashed.
@@ -47,6 +48,7 @@ run_client() {
 
 run_client "python, Streamable HTTP, 2026-07-28" "$INTEROP_PYTHON" interop/python_client.py --http "$EXAMPLE_URL"
 run_client "python, stdio, legacy session" "$INTEROP_PYTHON" interop/python_client.py --stdio "$EXAMPLE_BIN" --stdio
+run_client "python, stdio, 2026-07-28" "$INTEROP_PYTHON" interop/python_client.py --era 2026-07-28 --stdio "$EXAMPLE_BIN" --stdio
 run_client "typescript, Streamable HTTP, 2026-07-28" "$NODE22/node" interop/ts_client.ts "$EXAMPLE_URL"
 
 echo "interop: $passed passed, $failed failed"
