@@ -301,8 +301,9 @@ fn elicitation_id() -> String {
 ///
 /// rmcp's prompt router passes only the prompt's name and arguments to handlers, dropping the
 /// round's `inputResponses` and `requestState`; this keeps them for the handler. Call it from
-/// your `ServerHandler::get_prompt` (and leave `#[prompt_handler]` out, or let your own
-/// `get_prompt` take precedence):
+/// your own `ServerHandler::get_prompt`, and leave `#[prompt_handler]` out: it replaces a
+/// hand-written `get_prompt` (rmcp-macros 3.11), so write `list_prompts` by hand too
+/// (`examples/conformance/main.rs` shows both):
 ///
 /// ```ignore
 /// async fn get_prompt(&self, request: GetPromptRequestParams, context: RequestContext<RoleServer>)
