@@ -49,6 +49,36 @@ pub struct StepInfo {
     pub carried: &'static [&'static str],
 }
 
+/// What a `#[mrtr_tool(resource)]` handler may return (rmcp has no such trait: resources have no
+/// router).
+pub trait IntoReadResourceResponse {
+    fn into_read_resource_response(self) -> Result<rmcp::model::ReadResourceResponse, ErrorData>;
+}
+
+impl IntoReadResourceResponse for rmcp::model::ReadResourceResult {
+    fn into_read_resource_response(self) -> Result<rmcp::model::ReadResourceResponse, ErrorData> {
+        Ok(rmcp::model::ReadResourceResponse::Complete(self))
+    }
+}
+
+impl IntoReadResourceResponse for ErrorData {
+    fn into_read_resource_response(self) -> Result<rmcp::model::ReadResourceResponse, ErrorData> {
+        Err(self)
+    }
+}
+
+impl<T: IntoReadResourceResponse, E: IntoReadResourceResponse> IntoReadResourceResponse for Result<T, E> {
+    fn into_read_resource_response(self) -> Result<rmcp::model::ReadResourceResponse, ErrorData> {
+        match self {
+            Ok(value) => value.into_read_resource_response(),
+            Err(error) => match error.into_read_resource_response() {
+                Err(error) => Err(error),
+                Ok(_) => Err(ErrorData::internal_error("a resource handler's error branch produced a result", None)),
+            },
+        }
+    }
+}
+
 /// A `prompts/get` outcome in the shape rmcp's prompt router accepts.
 pub struct PromptOutcome(pub GetPromptResponse);
 
@@ -118,6 +148,7 @@ macro_rules! lift_infallible {
 }
 
 lift_infallible!(
+    rmcp::model::ReadResourceResult,
     String,
     &'static str,
     rmcp::model::CallToolResult,
@@ -178,6 +209,8 @@ pub struct Io {
     answered: BTreeMap<String, Value>,
     /// This request's `inputResponses` (or, live, the answers just received), not yet used.
     incoming: BTreeMap<String, Value>,
+    /// Live only: keys whose request the legacy client failed, i.e. the user refused.
+    refused: BTreeMap<String, String>,
     round: u32,
 }
 
@@ -200,6 +233,7 @@ impl Io {
             pending,
             answered,
             incoming,
+            refused: BTreeMap::new(),
             round,
         }
     }
@@ -222,6 +256,7 @@ impl Io {
             pending: BTreeMap::new(),
             answered: BTreeMap::new(),
             incoming: BTreeMap::new(),
+            refused: BTreeMap::new(),
             round: 0,
         }
     }
@@ -275,6 +310,14 @@ impl Io {
         key: &str,
     ) -> Result<Answer<T>, Missing> {
         let request = self.pending.get(key).ok_or(Missing)?;
+        if let Some(reason) = self.refused.remove(key) {
+            tracing::debug!(target: "mrtr", key, %reason, "legacy client refused the request");
+            // A dismissed elicitation is a cancel; a refused sampling or roots request, a decline.
+            return Ok(match request.method {
+                crate::request::InputMethod::Elicitation => Answer::Cancel,
+                _ => Answer::Decline,
+            });
+        }
         if let Some(raw) = self.answered.get(key) {
             if let Ok(answer) = answer::decode(request, raw) {
                 return Ok(answer);
@@ -357,7 +400,14 @@ impl Io {
         )
         .await;
         for ((key, _), reply) in unanswered.into_iter().zip(replies) {
-            self.incoming.insert(key, reply?);
+            match reply? {
+                crate::call::LiveReply::Answered(value) => {
+                    self.incoming.insert(key, value);
+                }
+                crate::call::LiveReply::Refused(reason) => {
+                    self.refused.insert(key, reason);
+                }
+            }
         }
         Ok(())
     }
@@ -405,6 +455,19 @@ impl Io {
             }
         };
         Ok(PromptOutcome(response))
+    }
+
+    /// Turns the body's outcome into a `resources/read` response.
+    pub fn finish_resource<R>(self, out: Lifted<R>) -> Result<rmcp::model::ReadResourceResponse, ErrorData>
+    where
+        R: Lift + IntoReadResourceResponse,
+    {
+        match out {
+            Ok(Flow::Done(value)) => R::join(Ok(value)).into_read_resource_response(),
+            Err(error) => R::join(Err(error)).into_read_resource_response(),
+            Ok(Flow::Fail(error)) => Err(error.into()),
+            Ok(Flow::Suspend(suspension)) => Ok(rmcp::model::ReadResourceResponse::InputRequired(self.seal(suspension)?)),
+        }
     }
 
     /// Gates the unanswered asks on this request's capabilities and seals the continuation.
