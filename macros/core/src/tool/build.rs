@@ -202,13 +202,13 @@ impl Builder<'_> {
             _ => None,
         };
         // An ask-bearing tail becomes `let __mrtr_tailN = <tail>; __mrtr_tailN`.
-        if let Some(expr) = &tail {
-            if tokens_mention_ask(&expr.to_token_stream()).is_some() {
-                let name = format_ident!("__mrtr_tail{}", self.tails);
-                self.tails += 1;
-                stmts.push(syn::parse_quote!(let #name = #expr;));
-                tail = Some(syn::parse_quote!(#name));
-            }
+        if let Some(expr) = &tail
+            && tokens_mention_ask(&expr.to_token_stream()).is_some()
+        {
+            let name = format_ident!("__mrtr_tail{}", self.tails);
+            self.tails += 1;
+            stmts.push(syn::parse_quote!(let #name = #expr;));
+            tail = Some(syn::parse_quote!(#name));
         }
 
         for stmt in &stmts {
@@ -696,10 +696,10 @@ fn check_owned_iteration(iter: &Expr, errors: &mut Errors) {
     if borrowed {
         errors.at(iter, "the remaining items of this loop are carried across the `ask!` in its body, so they must be owned values; iterate over owned items: `v.clone()`, `v.into_iter()` or `v.iter().cloned()`");
     }
-    if let Expr::Range(range) = iter {
-        if range.end.is_none() {
-            errors.at(iter, "the items of this loop are collected to be carried across the `ask!` in its body; an unbounded range cannot be collected: give it an end");
-        }
+    if let Expr::Range(range) = iter
+        && range.end.is_none()
+    {
+        errors.at(iter, "the items of this loop are collected to be carried across the `ask!` in its body; an unbounded range cannot be collected: give it an end");
     }
 }
 

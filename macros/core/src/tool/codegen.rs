@@ -812,16 +812,14 @@ struct JumpFiller<'g, 'a> {
 
 impl VisitMut for JumpFiller<'_, '_> {
     fn visit_expr_mut(&mut self, expr: &mut Expr) {
-        if let Expr::Macro(m) = expr {
-            if m.mac.path.is_ident("__mrtr_jump") {
-                if let Ok(lit) = m.mac.parse_body::<syn::LitInt>() {
-                    if let Ok(id) = lit.base10_parse::<usize>() {
-                        let code = self.machine.jump(id, self.held);
-                        *expr = syn::parse_quote!(#code);
-                        return;
-                    }
-                }
-            }
+        if let Expr::Macro(m) = expr
+            && m.mac.path.is_ident("__mrtr_jump")
+            && let Ok(lit) = m.mac.parse_body::<syn::LitInt>()
+            && let Ok(id) = lit.base10_parse::<usize>()
+        {
+            let code = self.machine.jump(id, self.held);
+            *expr = syn::parse_quote!(#code);
+            return;
         }
         visit_mut::visit_expr_mut(self, expr);
     }

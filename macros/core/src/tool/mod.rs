@@ -96,10 +96,11 @@ fn parse_args(args: TokenStream) -> syn::Result<bool> {
     }
 }
 
+/// One resume step for tests: `(step, keys, carried wire names)`.
+pub type StepCarry = (String, Vec<String>, Vec<String>);
+
 /// Carried sets per step, for tests: `(step, keys, carried wire names)`.
-pub fn carried_sets(
-    item: TokenStream,
-) -> Result<Vec<(String, Vec<String>, Vec<String>)>, Vec<String>> {
+pub fn carried_sets(item: TokenStream) -> Result<Vec<StepCarry>, Vec<String>> {
     let method: ImplItemFn = syn::parse2(item).map_err(|e| vec![e.to_string()])?;
     let mut errors = Errors::default();
     let (body, _) = analyse(&method, &mut errors).ok_or_else(|| errors.messages())?;
