@@ -288,6 +288,7 @@ impl Gen<'_> {
                         held.remove(&b);
                     }
                     held.extend(node.defs.iter().copied());
+                    held.extend(node.kills.iter().copied());
                 }
                 NodeKind::Ask { site, .. } => {
                     out.extend(self.suspend(*site, &held));
@@ -470,24 +471,33 @@ impl Gen<'_> {
 
     /// Takes out what is live and visible at a point, one block per frame so that shadowed
     /// bindings keep their own names; `inner` builds the code that runs inside.
+    ///
+    /// A visible binding that is dead here but assigned later in the arm (`status = a;`) is
+    /// declared without a value, as the straight-line code had it in scope.
     fn at_point(
         &self,
         frame: FrameId,
         index: usize,
+        runs_from: usize,
         live: &Live,
         inner: impl FnOnce(Held) -> TokenStream,
     ) -> TokenStream {
         let rt = rt();
         let visible = self.body.visible(frame, index);
         let path = self.body.path(frame, index);
+        let mut assigned = Live::new();
+        self.assigned_in_run(frame, runs_from, &mut assigned);
         let mut held = Held::new();
         let mut levels = Vec::new();
         for (f, _) in &path {
             let outs: Vec<TokenStream> = visible
                 .iter()
-                .filter(|(vf, b)| vf == f && live.contains(b))
+                .filter(|(vf, b)| vf == f && !live.contains(b) && assigned.contains(b))
                 .map(|&(_, b)| {
-                    held.insert(b);
+                    let local = self.local(b);
+                    quote!(#[allow(unused_mut)] let mut #local;)
+                })
+                .chain(visible.iter().filter(|(vf, b)| vf == f && live.contains(b)).map(|&(_, b)| {
                     let binding = self.binding(b);
                     let local = self.local(b);
                     let slot = self.slot(b);
@@ -498,9 +508,15 @@ impl Gen<'_> {
                         .then(|| quote!(mut));
                     let value = attempt(quote!(#rt::out(&mut #slot, #wire)));
                     quote!(#[allow(unused_mut)] let #mutability #local = #value;)
-                })
+                }))
                 .collect();
             levels.push(outs);
+            held.extend(
+                visible
+                    .iter()
+                    .filter(|(vf, b)| vf == f && (live.contains(b) || assigned.contains(b)))
+                    .map(|&(_, b)| b),
+            );
         }
         let mut code = inner(held);
         while let Some(outs) = levels.pop() {
@@ -513,10 +529,28 @@ impl Gen<'_> {
         code
     }
 
+    /// Bindings a statement-level `x = ..;` assigns in the code an arm runs from `from` on.
+    fn assigned_in_run(&self, frame: FrameId, from: usize, out: &mut Live) {
+        for node in &self.body.frames[frame].stmts[from..] {
+            match &node.kind {
+                NodeKind::Verbatim(_) => out.extend(node.kills.iter().copied()),
+                NodeKind::Ask { .. } => return,
+                NodeKind::Opened { construct, .. } => {
+                    if !self.body.constructs[*construct].kind.is_loop() {
+                        for child in super::lower::child_frames(&self.body.constructs[*construct].kind) {
+                            self.assigned_in_run(child, 0, out);
+                        }
+                    }
+                    return;
+                }
+            }
+        }
+    }
+
     fn arm(&self, arm: Arm) -> TokenStream {
         let pc = self.pc(arm);
         let code = match arm {
-            Arm::Start => self.at_point(ROOT, 0, &self.plan.start_live, |held| {
+            Arm::Start => self.at_point(ROOT, 0, 0, &self.plan.start_live, |held| {
                 self.run(ROOT, 0, held)
             }),
             Arm::Resume(site) => self.resume_arm(site),
@@ -528,7 +562,7 @@ impl Gen<'_> {
                     unreachable!()
                 };
                 let rt = rt();
-                self.at_point(frame, index, &construct.live_join, |mut held| {
+                self.at_point(frame, index, index + 1, &construct.live_join, |mut held| {
                     let bind = match pat {
                         Some(pat) if construct.has_value => {
                             let t = Self::transfer(c);
@@ -587,7 +621,7 @@ impl Gen<'_> {
             | ConstructKind::For { body, .. } => (*body, ()),
             _ => unreachable!(),
         };
-        self.at_point(frame, 0, &construct.live_head, |mut held| {
+        self.at_point(frame, 0, 0, &construct.live_head, |mut held| {
             let start = &self.body.frames[frame].start;
             let gate = match &construct.kind {
                 ConstructKind::For { pat, rest, .. } => {
@@ -665,7 +699,7 @@ impl Gen<'_> {
         } else {
             quote!((#(#answers),*))
         };
-        let rest = self.at_point(frame, index, &s.live, |mut held| {
+        let rest = self.at_point(frame, index, index + 1, &s.live, |mut held| {
             let bind = match pat {
                 Some(pat) => self.bind(pat, answer, diverge.as_ref(), node, &mut held),
                 None => quote!(let _ = #answer;),
