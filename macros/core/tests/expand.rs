@@ -107,3 +107,25 @@ fn a_handler_without_tool_prompt_or_resource_is_rejected_with_a_fix() {
     assert!(out.contains("compile_error"), "{out}");
     assert!(out.contains("mrtr_tool(resource)"), "{out}");
 }
+
+#[test]
+fn a_jump_under_a_binding_that_hides_a_saved_local_is_refused() {
+    let out = expand(quote! {
+        #[tool(description = "t")]
+        async fn f(&self, Parameters(args): Parameters<Args>) -> Result<String, ErrorData> {
+            let mut tries = 0;
+            for item in args.items.clone() {
+                let ok = ask!(ok: elicit_url(item, "https://example.com"));
+                if ok.is_decline() {
+                    let tries = 99;
+                    let _ = tries;
+                    continue;
+                }
+                tries += 1;
+            }
+            Ok(format!("{tries}"))
+        }
+    });
+    assert!(out.contains("compile_error"), "{out}");
+    assert!(out.contains("rename that inner binding"), "{out}");
+}

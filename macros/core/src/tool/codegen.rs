@@ -236,6 +236,7 @@ impl Gen<'_> {
 
     fn fill_jumps_expr(&self, mut expr: Expr, held: &Held) -> Expr {
         JumpFiller {
+            inner: Vec::new(),
             machine: self,
             held,
         }
@@ -245,6 +246,7 @@ impl Gen<'_> {
 
     fn fill_jumps_stmt(&self, mut stmt: syn::Stmt, held: &Held) -> syn::Stmt {
         JumpFiller {
+            inner: Vec::new(),
             machine: self,
             held,
         }
@@ -254,6 +256,7 @@ impl Gen<'_> {
 
     fn fill_jumps_block(&self, mut block: syn::Block, held: &Held) -> syn::Block {
         JumpFiller {
+            inner: Vec::new(),
             machine: self,
             held,
         }
@@ -497,18 +500,23 @@ impl Gen<'_> {
                     let local = self.local(b);
                     quote!(#[allow(unused_mut)] let mut #local;)
                 })
-                .chain(visible.iter().filter(|(vf, b)| vf == f && live.contains(b)).map(|&(_, b)| {
-                    let binding = self.binding(b);
-                    let local = self.local(b);
-                    let slot = self.slot(b);
-                    let wire = &binding.wire;
-                    let mutability = (binding.mutable
-                        || binding.kind != BindingKind::Local
-                            && binding.kind != BindingKind::Param)
-                        .then(|| quote!(mut));
-                    let value = attempt(quote!(#rt::out(&mut #slot, #wire)));
-                    quote!(#[allow(unused_mut)] let #mutability #local = #value;)
-                }))
+                .chain(
+                    visible
+                        .iter()
+                        .filter(|(vf, b)| vf == f && live.contains(b))
+                        .map(|&(_, b)| {
+                            let binding = self.binding(b);
+                            let local = self.local(b);
+                            let slot = self.slot(b);
+                            let wire = &binding.wire;
+                            let mutability = (binding.mutable
+                                || binding.kind != BindingKind::Local
+                                    && binding.kind != BindingKind::Param)
+                                .then(|| quote!(mut));
+                            let value = attempt(quote!(#rt::out(&mut #slot, #wire)));
+                            quote!(#[allow(unused_mut)] let #mutability #local = #value;)
+                        }),
+                )
                 .collect();
             levels.push(outs);
             held.extend(
@@ -537,7 +545,9 @@ impl Gen<'_> {
                 NodeKind::Ask { .. } => return,
                 NodeKind::Opened { construct, .. } => {
                     if !self.body.constructs[*construct].kind.is_loop() {
-                        for child in super::lower::child_frames(&self.body.constructs[*construct].kind) {
+                        for child in
+                            super::lower::child_frames(&self.body.constructs[*construct].kind)
+                        {
                             self.assigned_in_run(child, 0, out);
                         }
                     }
@@ -842,6 +852,32 @@ impl Gen<'_> {
 struct JumpFiller<'g, 'a> {
     machine: &'g Gen<'a>,
     held: &'g Held,
+    /// Names bound inside the statement around the placeholder being visited: a put-back of a
+    /// binding with one of these names would move the inner value, so it is refused instead.
+    inner: Vec<Vec<String>>,
+}
+
+impl JumpFiller<'_, '_> {
+    fn scoped(&mut self, names: Vec<String>, f: impl FnOnce(&mut Self)) {
+        self.inner.push(names);
+        f(self);
+        self.inner.pop();
+    }
+
+    fn hidden_parks(&self, jump: usize) -> Vec<String> {
+        let j = &self.machine.body.jumps[jump];
+        let construct = &self.machine.body.constructs[j.target];
+        let target = match j.kind {
+            JumpKind::Break(_) => &construct.live_join,
+            JumpKind::Continue => &construct.live_head,
+        };
+        target
+            .iter()
+            .filter(|b| self.held.contains(b))
+            .map(|&b| self.machine.binding(b).ident.to_string())
+            .filter(|name| self.inner.iter().flatten().any(|n| n == name))
+            .collect()
+    }
 }
 
 impl VisitMut for JumpFiller<'_, '_> {
@@ -851,10 +887,60 @@ impl VisitMut for JumpFiller<'_, '_> {
             && let Ok(lit) = m.mac.parse_body::<syn::LitInt>()
             && let Ok(id) = lit.base10_parse::<usize>()
         {
-            let code = self.machine.jump(id, self.held);
+            let hidden = self.hidden_parks(id);
+            let code = if hidden.is_empty() {
+                self.machine.jump(id, self.held)
+            } else {
+                let message = format!(
+                    "this jump leaves a loop that contains `ask!`, which saves `{}`, but a binding declared around the jump hides it; rename that inner binding",
+                    hidden.join("`, `")
+                );
+                let span = m.mac.path.segments[0].ident.span();
+                quote_spanned!(span=> ::core::compile_error!(#message))
+            };
             *expr = syn::parse_quote!(#code);
             return;
         }
-        visit_mut::visit_expr_mut(self, expr);
+        match expr {
+            Expr::Closure(_) | Expr::Async(_) => {}
+            Expr::If(e) if matches!(*e.cond, Expr::Let(_)) => {
+                self.visit_expr_mut(&mut e.cond);
+                let names = super::uses::let_bindings(&e.cond);
+                self.scoped(names, |this| this.visit_block_mut(&mut e.then_branch));
+                if let Some((_, otherwise)) = &mut e.else_branch {
+                    self.visit_expr_mut(otherwise);
+                }
+            }
+            Expr::ForLoop(e) => {
+                self.visit_expr_mut(&mut e.expr);
+                let names = names_of(&e.pat);
+                self.scoped(names, |this| this.visit_block_mut(&mut e.body));
+            }
+            _ => visit_mut::visit_expr_mut(self, expr),
+        }
     }
+
+    fn visit_block_mut(&mut self, block: &mut syn::Block) {
+        self.scoped(Vec::new(), |this| {
+            for stmt in &mut block.stmts {
+                this.visit_stmt_mut(stmt);
+                if let syn::Stmt::Local(local) = stmt {
+                    let names = names_of(&local.pat);
+                    this.inner.last_mut().expect("scope").extend(names);
+                }
+            }
+        });
+    }
+
+    fn visit_arm_mut(&mut self, arm: &mut syn::Arm) {
+        let names = names_of(&arm.pat);
+        self.scoped(names, |this| visit_mut::visit_arm_mut(this, arm));
+    }
+}
+
+fn names_of(pat: &syn::Pat) -> Vec<String> {
+    super::patterns::bound_idents(pat)
+        .into_iter()
+        .map(|(i, _)| i.to_string())
+        .collect()
 }
