@@ -183,6 +183,7 @@ impl Builder<'_> {
             tail: None,
             tail_uses: Live::new(),
             tail_jumps: Vec::new(),
+            tail_diverges: false,
         });
         self.scopes.push(start);
 
@@ -227,8 +228,10 @@ impl Builder<'_> {
                 // already reported
             }
             let uses = self.uses_expr(&expr);
+            let diverges = expr_diverges(&expr);
             let jumps = self.rewrite(|r| r.visit_expr_mut(&mut expr));
             let frame = &mut self.body.frames[id];
+            frame.tail_diverges = diverges;
             frame.tail = Some(expr);
             frame.tail_uses = uses;
             frame.tail_jumps = jumps;
@@ -267,6 +270,7 @@ impl Builder<'_> {
             },
             _ => (self.uses_stmt(&stmt), Vec::new()),
         };
+        let diverges = stmt_diverges(&stmt);
         let jumps = self.rewrite(|r| r.visit_stmt_mut(&mut stmt));
         Node {
             kind: NodeKind::Verbatim(stmt),
@@ -276,6 +280,7 @@ impl Builder<'_> {
             jumps,
             live_out: Live::new(),
             diverge_uses: Live::new(),
+            diverges,
         }
     }
 
@@ -409,6 +414,7 @@ impl Builder<'_> {
             jumps,
             live_out: Live::new(),
             diverge_uses,
+            diverges: false,
         }
     }
 
@@ -609,6 +615,7 @@ impl Builder<'_> {
             jumps,
             live_out: Live::new(),
             diverge_uses,
+            diverges: false,
         }
     }
 
@@ -658,6 +665,32 @@ fn collect_let_pats(cond: &Expr, out: &mut Vec<Pat>) {
         Expr::Paren(p) => collect_let_pats(&p.expr, out),
         _ => {}
     }
+}
+
+/// Whether a statement always leaves its block.
+fn stmt_diverges(stmt: &Stmt) -> bool {
+    match stmt {
+        Stmt::Expr(expr, _) => expr_diverges(expr),
+        Stmt::Macro(m) => macro_diverges(&m.mac),
+        _ => false,
+    }
+}
+
+fn expr_diverges(expr: &Expr) -> bool {
+    match expr {
+        Expr::Return(_) | Expr::Break(_) | Expr::Continue(_) => true,
+        Expr::Macro(m) => macro_diverges(&m.mac),
+        _ => false,
+    }
+}
+
+fn macro_diverges(mac: &syn::Macro) -> bool {
+    mac.path.segments.last().is_some_and(|s| {
+        matches!(
+            s.ident.to_string().as_str(),
+            "panic" | "unreachable" | "todo" | "unimplemented"
+        )
+    })
 }
 
 /// Constructs the lowering takes apart when they contain an `ask!`.

@@ -292,6 +292,9 @@ impl Gen<'_> {
                     }
                     held.extend(node.defs.iter().copied());
                     held.extend(node.kills.iter().copied());
+                    if node.diverges {
+                        return out;
+                    }
                 }
                 NodeKind::Ask { site, .. } => {
                     out.extend(self.suspend(*site, &held));
@@ -344,6 +347,11 @@ impl Gen<'_> {
         let f = &self.body.frames[frame];
         let tail = f.tail.clone().map(|t| self.fill_jumps_expr(t, held));
         let rt = rt();
+        if f.tail_diverges
+            && let Some(tail) = tail
+        {
+            return quote!(#tail;);
+        }
         match f.exit {
             FrameExit::Return => {
                 let ret = self.ret;
