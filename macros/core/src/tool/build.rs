@@ -318,6 +318,30 @@ impl Builder<'_> {
             Stmt::Expr(Expr::Macro(m), _) if is_ask(&m.mac) => {
                 Some(self.ask_node(&m.mac, None, None, frame, index))
             }
+            Stmt::Expr(Expr::Assign(assign), Some(_)) if matches!(&*assign.right, Expr::Macro(m) if is_ask(&m.mac)) =>
+            {
+                let target = match &*assign.left {
+                    Expr::Path(p) => p
+                        .path
+                        .get_ident()
+                        .and_then(|i| self.resolve(&i.to_string())),
+                    _ => None,
+                };
+                match (target, &*assign.right) {
+                    (Some(b), Expr::Macro(m)) => {
+                        let mut node = self.ask_node(&m.mac, None, None, frame, index);
+                        node.kills.insert(b);
+                        if let NodeKind::Ask { assign, .. } = &mut node.kind {
+                            *assign = Some(b);
+                        }
+                        Some(node)
+                    }
+                    _ => {
+                        reject_in_stmt(stmt, self.errors);
+                        Some(self.verbatim(stmt))
+                    }
+                }
+            }
             Stmt::Expr(expr, _) if opens(expr) => {
                 Some(self.opened_node(expr, None, None, frame, index))
             }
@@ -407,6 +431,7 @@ impl Builder<'_> {
                 site,
                 pat: pat.cloned(),
                 diverge,
+                assign: None,
             },
             defs,
             uses,

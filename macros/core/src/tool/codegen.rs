@@ -490,13 +490,14 @@ impl Gen<'_> {
         frame: FrameId,
         index: usize,
         runs_from: usize,
+        assigned_first: &Live,
         live: &Live,
         inner: impl FnOnce(Held) -> TokenStream,
     ) -> TokenStream {
         let rt = rt();
         let visible = self.body.visible(frame, index);
         let path = self.body.path(frame, index);
-        let mut assigned = Live::new();
+        let mut assigned = assigned_first.clone();
         self.assigned_in_run(frame, runs_from, &mut assigned);
         let mut held = Held::new();
         let mut levels = Vec::new();
@@ -568,7 +569,7 @@ impl Gen<'_> {
     fn arm(&self, arm: Arm) -> TokenStream {
         let pc = self.pc(arm);
         let code = match arm {
-            Arm::Start => self.at_point(ROOT, 0, 0, &self.plan.start_live, |held| {
+            Arm::Start => self.at_point(ROOT, 0, 0, &Live::new(), &self.plan.start_live, |held| {
                 self.run(ROOT, 0, held)
             }),
             Arm::Resume(site) => self.resume_arm(site),
@@ -580,26 +581,33 @@ impl Gen<'_> {
                     unreachable!()
                 };
                 let rt = rt();
-                self.at_point(frame, index, index + 1, &construct.live_join, |mut held| {
-                    let bind = match pat {
-                        Some(pat) if construct.has_value => {
-                            let t = Self::transfer(c);
-                            let wire = format!(
-                                "value of the `{}` at this join",
-                                if construct.kind.is_loop() {
-                                    "loop"
-                                } else {
-                                    "branch"
-                                }
-                            );
-                            let value = attempt(quote!(#rt::out(&mut #t, #wire)));
-                            self.bind(pat, quote!(#value), diverge.as_ref(), node, &mut held)
-                        }
-                        _ => quote!(),
-                    };
-                    let rest = self.run(frame, index + 1, held);
-                    quote!(#bind #rest)
-                })
+                self.at_point(
+                    frame,
+                    index,
+                    index + 1,
+                    &Live::new(),
+                    &construct.live_join,
+                    |mut held| {
+                        let bind = match pat {
+                            Some(pat) if construct.has_value => {
+                                let t = Self::transfer(c);
+                                let wire = format!(
+                                    "value of the `{}` at this join",
+                                    if construct.kind.is_loop() {
+                                        "loop"
+                                    } else {
+                                        "branch"
+                                    }
+                                );
+                                let value = attempt(quote!(#rt::out(&mut #t, #wire)));
+                                self.bind(pat, quote!(#value), diverge.as_ref(), node, &mut held)
+                            }
+                            _ => quote!(),
+                        };
+                        let rest = self.run(frame, index + 1, held);
+                        quote!(#bind #rest)
+                    },
+                )
             }
             Arm::Head(c) => self.head_arm(c),
         };
@@ -639,7 +647,7 @@ impl Gen<'_> {
             | ConstructKind::For { body, .. } => (*body, ()),
             _ => unreachable!(),
         };
-        self.at_point(frame, 0, 0, &construct.live_head, |mut held| {
+        self.at_point(frame, 0, 0, &Live::new(), &construct.live_head, |mut held| {
             let start = &self.body.frames[frame].start;
             let gate = match &construct.kind {
                 ConstructKind::For { pat, rest, .. } => {
@@ -671,7 +679,13 @@ impl Gen<'_> {
         let s = &self.body.sites[site];
         let (frame, index) = self.plan.site_at[site];
         let node = &self.body.frames[frame].stmts[index];
-        let NodeKind::Ask { pat, diverge, .. } = &node.kind else {
+        let NodeKind::Ask {
+            pat,
+            diverge,
+            assign,
+            ..
+        } = &node.kind
+        else {
             unreachable!()
         };
 
@@ -717,10 +731,15 @@ impl Gen<'_> {
         } else {
             quote!((#(#answers),*))
         };
-        let rest = self.at_point(frame, index, index + 1, &s.live, |mut held| {
-            let bind = match pat {
-                Some(pat) => self.bind(pat, answer, diverge.as_ref(), node, &mut held),
-                None => quote!(let _ = #answer;),
+        let rest = self.at_point(frame, index, index + 1, &node.kills, &s.live, |mut held| {
+            let bind = match (pat, assign) {
+                (Some(pat), _) => self.bind(pat, answer, diverge.as_ref(), node, &mut held),
+                (None, Some(b)) => {
+                    held.insert(*b);
+                    let local = self.local(*b);
+                    quote!(#local = #answer;)
+                }
+                (None, None) => quote!(let _ = #answer;),
             };
             let rest = self.run(frame, index + 1, held);
             quote!(#bind #rest)

@@ -106,10 +106,12 @@ pub struct Node {
 
 pub enum NodeKind {
     Verbatim(Stmt),
+    /// `let P = ask!(..) [else D];`, `ask!(..);`, or `x = ask!(..);` (`assign`).
     Ask {
         site: SiteId,
         pat: Option<Pat>,
         diverge: Option<Block>,
+        assign: Option<BindingId>,
     },
     Opened {
         construct: ConstructId,

@@ -65,7 +65,10 @@ fn node_live(body: &mut Body, frame: FrameId, index: usize, out: Live) -> Live {
         }
         NodeKind::Ask { site, .. } => {
             let site = *site;
-            let mut resume = after_bind;
+            let mut resume: Live = after_bind
+                .into_iter()
+                .filter(|b| !node.kills.contains(b))
+                .collect();
             for &c in &body.sites[site].loops {
                 resume.extend(body.constructs[c].kind.counter());
             }
