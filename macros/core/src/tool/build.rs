@@ -6,6 +6,7 @@ use std::collections::HashMap;
 
 use proc_macro2::Span;
 use quote::{ToTokens, format_ident};
+use syn::spanned::Spanned;
 use syn::visit::Visit;
 use syn::visit_mut::VisitMut;
 use syn::{Block, Expr, Ident, Pat, Stmt, Type};
@@ -588,8 +589,9 @@ impl Builder<'_> {
                 let iter_uses = self.uses_expr(&iter);
                 self.rewrite(|r| r.visit_expr_mut(&mut iter));
                 let counter = self.loop_counter(construct);
+                // Spanned at the iterable: a non-serializable item type is reported there.
                 let rest = self.new_binding(
-                    format_ident!("__mrtr_rest{}", construct),
+                    format_ident!("__mrtr_rest{}", construct, span = f.expr.span()),
                     true,
                     false,
                     None,
