@@ -702,7 +702,7 @@ impl Gen<'_> {
             let vt = self.witness(b);
             let slot = self.slot(b);
             let wire = &self.binding(b).wire;
-            attempt(quote!(__mrtr_w.put(&#vt, #wire, &#slot)))
+            quote!(__mrtr_w.keep(&#vt, #wire, &#slot))
         });
         let step = &s.step;
         let fingerprint = Self::fingerprint_ident(site);
@@ -824,8 +824,7 @@ impl Gen<'_> {
                 let slot = self.slot(b);
                 let vt = self.witness(b);
                 let wire = &self.binding(b).wire;
-                let value = attempt(quote!(__mrtr_rd.take(&#vt, #wire)));
-                quote!(#slot = ::core::option::Option::Some(#value);)
+                quote!(__mrtr_rd.fill(&#vt, #wire, &mut #slot);)
             });
             let finish = attempt(quote!(__mrtr_rd.finish()));
             quote! {
