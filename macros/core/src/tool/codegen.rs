@@ -19,6 +19,8 @@ pub struct Gen<'a> {
     /// The handler's written return type.
     pub ret: &'a Type,
     pub fn_name: &'a Ident,
+    /// `#[tool(local)]`: the handler's future need not be `Send`.
+    pub local: bool,
 }
 
 type Held = BTreeSet<BindingId>;
@@ -64,30 +66,25 @@ impl Gen<'_> {
         format_ident!("__mrtr_m_{}", key)
     }
 
-    fn step_ident(&self, site: SiteId) -> Ident {
-        Ident::new(&self.body.sites[site].step, Span::call_site())
-    }
-
     fn layout_ident(&self, site: SiteId) -> Ident {
         format_ident!("__MRTR_LAYOUT_{}", site)
     }
 
+    /// The program counter's value for an arm: a named `u32` constant (enums would cost each
+    /// handler three derived impls for nothing the dispatch needs).
     fn pc(&self, arm: Arm) -> TokenStream {
-        match arm {
-            Arm::Start => quote!(__MrtrPc::Start),
-            Arm::Resume(site) => {
-                let step = self.step_ident(site);
-                quote!(__MrtrPc::Resume(__MrtrStep::#step))
-            }
-            Arm::Join(c) => {
-                let v = format_ident!("Join{}", c);
-                quote!(__MrtrPc::#v)
-            }
-            Arm::Head(c) => {
-                let v = format_ident!("Head{}", c);
-                quote!(__MrtrPc::#v)
-            }
-        }
+        let name = match arm {
+            Arm::Start => "__MRTR_PC_START".to_owned(),
+            Arm::Resume(site) => format!("__MRTR_PC_{}", upper_snake(&self.body.sites[site].step)),
+            Arm::Join(c) => format!("__MRTR_PC_JOIN{c}"),
+            Arm::Head(c) => format!("__MRTR_PC_HEAD{c}"),
+        };
+        let ident = Ident::new(&name, Span::call_site());
+        quote!(#ident)
+    }
+
+    fn fingerprint_ident(site: SiteId) -> Ident {
+        format_ident!("__mrtr_fp{}", site)
     }
 
     /// The serialized slots of a step, in their fixed order.
@@ -236,6 +233,7 @@ impl Gen<'_> {
 
     fn fill_jumps_expr(&self, mut expr: Expr, held: &Held) -> Expr {
         JumpFiller {
+            inner: Vec::new(),
             machine: self,
             held,
         }
@@ -245,6 +243,7 @@ impl Gen<'_> {
 
     fn fill_jumps_stmt(&self, mut stmt: syn::Stmt, held: &Held) -> syn::Stmt {
         JumpFiller {
+            inner: Vec::new(),
             machine: self,
             held,
         }
@@ -254,6 +253,7 @@ impl Gen<'_> {
 
     fn fill_jumps_block(&self, mut block: syn::Block, held: &Held) -> syn::Block {
         JumpFiller {
+            inner: Vec::new(),
             machine: self,
             held,
         }
@@ -288,6 +288,10 @@ impl Gen<'_> {
                         held.remove(&b);
                     }
                     held.extend(node.defs.iter().copied());
+                    held.extend(node.kills.iter().copied());
+                    if node.diverges {
+                        return out;
+                    }
                 }
                 NodeKind::Ask { site, .. } => {
                     out.extend(self.suspend(*site, &held));
@@ -340,6 +344,11 @@ impl Gen<'_> {
         let f = &self.body.frames[frame];
         let tail = f.tail.clone().map(|t| self.fill_jumps_expr(t, held));
         let rt = rt();
+        if f.tail_diverges
+            && let Some(tail) = tail
+        {
+            return quote!(#tail;);
+        }
         match f.exit {
             FrameExit::Return => {
                 let ret = self.ret;
@@ -470,37 +479,58 @@ impl Gen<'_> {
 
     /// Takes out what is live and visible at a point, one block per frame so that shadowed
     /// bindings keep their own names; `inner` builds the code that runs inside.
+    ///
+    /// A visible binding that is dead here but assigned later in the arm (`status = a;`) is
+    /// declared without a value, as the straight-line code had it in scope.
     fn at_point(
         &self,
         frame: FrameId,
         index: usize,
+        runs_from: usize,
+        assigned_first: &Live,
         live: &Live,
         inner: impl FnOnce(Held) -> TokenStream,
     ) -> TokenStream {
         let rt = rt();
         let visible = self.body.visible(frame, index);
         let path = self.body.path(frame, index);
+        let mut assigned = assigned_first.clone();
+        self.assigned_in_run(frame, runs_from, &mut assigned);
         let mut held = Held::new();
         let mut levels = Vec::new();
         for (f, _) in &path {
             let outs: Vec<TokenStream> = visible
                 .iter()
-                .filter(|(vf, b)| vf == f && live.contains(b))
+                .filter(|(vf, b)| vf == f && !live.contains(b) && assigned.contains(b))
                 .map(|&(_, b)| {
-                    held.insert(b);
-                    let binding = self.binding(b);
                     let local = self.local(b);
-                    let slot = self.slot(b);
-                    let wire = &binding.wire;
-                    let mutability = (binding.mutable
-                        || binding.kind != BindingKind::Local
-                            && binding.kind != BindingKind::Param)
-                        .then(|| quote!(mut));
-                    let value = attempt(quote!(#rt::out(&mut #slot, #wire)));
-                    quote!(#[allow(unused_mut)] let #mutability #local = #value;)
+                    quote!(#[allow(unused_mut)] let mut #local;)
                 })
+                .chain(
+                    visible
+                        .iter()
+                        .filter(|(vf, b)| vf == f && live.contains(b))
+                        .map(|&(_, b)| {
+                            let binding = self.binding(b);
+                            let local = self.local(b);
+                            let slot = self.slot(b);
+                            let wire = &binding.wire;
+                            let mutability = (binding.mutable
+                                || binding.kind != BindingKind::Local
+                                    && binding.kind != BindingKind::Param)
+                                .then(|| quote!(mut));
+                            let value = attempt(quote!(#rt::out(&mut #slot, #wire)));
+                            quote!(#[allow(unused_mut)] let #mutability #local = #value;)
+                        }),
+                )
                 .collect();
             levels.push(outs);
+            held.extend(
+                visible
+                    .iter()
+                    .filter(|(vf, b)| vf == f && (live.contains(b) || assigned.contains(b)))
+                    .map(|&(_, b)| b),
+            );
         }
         let mut code = inner(held);
         while let Some(outs) = levels.pop() {
@@ -513,10 +543,30 @@ impl Gen<'_> {
         code
     }
 
+    /// Bindings a statement-level `x = ..;` assigns in the code an arm runs from `from` on.
+    fn assigned_in_run(&self, frame: FrameId, from: usize, out: &mut Live) {
+        for node in &self.body.frames[frame].stmts[from..] {
+            match &node.kind {
+                NodeKind::Verbatim(_) => out.extend(node.kills.iter().copied()),
+                NodeKind::Ask { .. } => return,
+                NodeKind::Opened { construct, .. } => {
+                    if !self.body.constructs[*construct].kind.is_loop() {
+                        for child in
+                            super::lower::child_frames(&self.body.constructs[*construct].kind)
+                        {
+                            self.assigned_in_run(child, 0, out);
+                        }
+                    }
+                    return;
+                }
+            }
+        }
+    }
+
     fn arm(&self, arm: Arm) -> TokenStream {
         let pc = self.pc(arm);
         let code = match arm {
-            Arm::Start => self.at_point(ROOT, 0, &self.plan.start_live, |held| {
+            Arm::Start => self.at_point(ROOT, 0, 0, &Live::new(), &self.plan.start_live, |held| {
                 self.run(ROOT, 0, held)
             }),
             Arm::Resume(site) => self.resume_arm(site),
@@ -528,26 +578,33 @@ impl Gen<'_> {
                     unreachable!()
                 };
                 let rt = rt();
-                self.at_point(frame, index, &construct.live_join, |mut held| {
-                    let bind = match pat {
-                        Some(pat) if construct.has_value => {
-                            let t = Self::transfer(c);
-                            let wire = format!(
-                                "value of the `{}` at this join",
-                                if construct.kind.is_loop() {
-                                    "loop"
-                                } else {
-                                    "branch"
-                                }
-                            );
-                            let value = attempt(quote!(#rt::out(&mut #t, #wire)));
-                            self.bind(pat, quote!(#value), diverge.as_ref(), node, &mut held)
-                        }
-                        _ => quote!(),
-                    };
-                    let rest = self.run(frame, index + 1, held);
-                    quote!(#bind #rest)
-                })
+                self.at_point(
+                    frame,
+                    index,
+                    index + 1,
+                    &Live::new(),
+                    &construct.live_join,
+                    |mut held| {
+                        let bind = match pat {
+                            Some(pat) if construct.has_value => {
+                                let t = Self::transfer(c);
+                                let wire = format!(
+                                    "value of the `{}` at this join",
+                                    if construct.kind.is_loop() {
+                                        "loop"
+                                    } else {
+                                        "branch"
+                                    }
+                                );
+                                let value = attempt(quote!(#rt::out(&mut #t, #wire)));
+                                self.bind(pat, quote!(#value), diverge.as_ref(), node, &mut held)
+                            }
+                            _ => quote!(),
+                        };
+                        let rest = self.run(frame, index + 1, held);
+                        quote!(#bind #rest)
+                    },
+                )
             }
             Arm::Head(c) => self.head_arm(c),
         };
@@ -587,7 +644,7 @@ impl Gen<'_> {
             | ConstructKind::For { body, .. } => (*body, ()),
             _ => unreachable!(),
         };
-        self.at_point(frame, 0, &construct.live_head, |mut held| {
+        self.at_point(frame, 0, 0, &Live::new(), &construct.live_head, |mut held| {
             let start = &self.body.frames[frame].start;
             let gate = match &construct.kind {
                 ConstructKind::For { pat, rest, .. } => {
@@ -619,7 +676,13 @@ impl Gen<'_> {
         let s = &self.body.sites[site];
         let (frame, index) = self.plan.site_at[site];
         let node = &self.body.frames[frame].stmts[index];
-        let NodeKind::Ask { pat, diverge, .. } = &node.kind else {
+        let NodeKind::Ask {
+            pat,
+            diverge,
+            assign,
+            ..
+        } = &node.kind
+        else {
             unreachable!()
         };
 
@@ -639,10 +702,10 @@ impl Gen<'_> {
             let vt = self.witness(b);
             let slot = self.slot(b);
             let wire = &self.binding(b).wire;
-            attempt(quote!(__mrtr_w.put(&#vt, #wire, &#slot)))
+            quote!(__mrtr_w.keep(&#vt, #wire, &#slot))
         });
         let step = &s.step;
-        let fingerprint = self.fingerprint(site);
+        let fingerprint = Self::fingerprint_ident(site);
         let ask_live = attempt(quote!(__mrtr_io.ask_live().await));
         let decode = quote! {
             #(#takes)*
@@ -665,10 +728,15 @@ impl Gen<'_> {
         } else {
             quote!((#(#answers),*))
         };
-        let rest = self.at_point(frame, index, &s.live, |mut held| {
-            let bind = match pat {
-                Some(pat) => self.bind(pat, answer, diverge.as_ref(), node, &mut held),
-                None => quote!(let _ = #answer;),
+        let rest = self.at_point(frame, index, index + 1, &node.kills, &s.live, |mut held| {
+            let bind = match (pat, assign) {
+                (Some(pat), _) => self.bind(pat, answer, diverge.as_ref(), node, &mut held),
+                (None, Some(b)) => {
+                    held.insert(*b);
+                    let local = self.local(*b);
+                    quote!(#local = #answer;)
+                }
+                (None, None) => quote!(let _ = #answer;),
             };
             let rest = self.run(frame, index + 1, held);
             quote!(#bind #rest)
@@ -717,7 +785,16 @@ impl Gen<'_> {
             .filter(|(_, c)| c.has_value)
             .map(|(i, _)| {
                 let t = Self::transfer(i);
-                quote!(let mut #t = ::core::option::Option::None;)
+                let (frame, index) = self.plan.construct_at[i];
+                let span = match &self.body.frames[frame].stmts[index].kind {
+                    NodeKind::Opened { pat: Some(pat), .. } => syn::spanned::Spanned::span(pat),
+                    _ => Span::call_site(),
+                };
+                // rmcp boxes a handler's future as `Send` unless the tool is `local`.
+                let spanned = Ident::new(&t.to_string(), span);
+                let check = (!self.local)
+                    .then(|| quote_spanned!(span=> ::mrtr::__private::transfer_slot(&#spanned);));
+                quote!(let mut #t = ::core::option::Option::None; #check)
             });
         let markers = self.body.sites.iter().flat_map(|s| &s.keys).map(|k| {
             let m = Self::marker(&k.key);
@@ -728,36 +805,35 @@ impl Gen<'_> {
             let tail = self.layout(site);
             quote!(const #ident: &str = ::core::concat!("mrtr-lowering/1|", ::core::module_path!(), #tail);)
         });
-        let steps: Vec<Ident> = (0..self.body.sites.len())
-            .map(|s| self.step_ident(s))
-            .collect();
-        let step_names: Vec<&String> = self.body.sites.iter().map(|s| &s.step).collect();
-        let mut pc_variants = Vec::new();
-        for arm in &self.plan.arms {
-            match arm {
-                Arm::Join(c) => pc_variants.push(format_ident!("Join{}", c)),
-                Arm::Head(c) => pc_variants.push(format_ident!("Head{}", c)),
-                _ => {}
-            }
-        }
+        let pcs = self.plan.arms.iter().enumerate().map(|(value, &arm)| {
+            let pc = self.pc(arm);
+            let value = value as u32;
+            quote!(const #pc: u32 = #value;)
+        });
+        let fingerprints = (0..self.body.sites.len()).map(|site| {
+            let ident = Self::fingerprint_ident(site);
+            let value = self.fingerprint(site);
+            quote!(let #ident = #value;)
+        });
         let restores = (0..self.body.sites.len()).map(|site| {
-            let step = self.step_ident(site);
-            let fingerprint = self.fingerprint(site);
+            let step = &self.body.sites[site].step;
+            let pc = self.pc(Arm::Resume(site));
+            let fingerprint = Self::fingerprint_ident(site);
             let check = attempt(quote!(__mrtr_io.check_fingerprint(#fingerprint)));
             let takes = self.step_slots(site).into_iter().map(|b| {
                 let slot = self.slot(b);
                 let vt = self.witness(b);
                 let wire = &self.binding(b).wire;
-                let value = attempt(quote!(__mrtr_rd.take(&#vt, #wire)));
-                quote!(#slot = ::core::option::Option::Some(#value);)
+                quote!(__mrtr_rd.fill(&#vt, #wire, &mut #slot);)
             });
             let finish = attempt(quote!(__mrtr_rd.finish()));
             quote! {
-                __MrtrStep::#step => {
+                #step => {
                     #check;
                     let mut __mrtr_rd = __mrtr_io.carried();
                     #(#takes)*
                     #finish;
+                    __mrtr_pc = #pc;
                 }
             }
         });
@@ -774,55 +850,139 @@ impl Gen<'_> {
                 };
             }
             #(#items)*
-            #[allow(dead_code)]
-            #[derive(Clone, Copy)]
-            enum __MrtrStep { #(#steps),* }
-            #[derive(Clone, Copy)]
-            enum __MrtrPc { Start, Resume(__MrtrStep), #(#pc_variants),* }
+            #(#pcs)*
             #(#layouts)*
             #(#slots)*
             #(#witnesses)*
             #(#transfers)*
             #(#markers)*
-            let mut __mrtr_pc = __MrtrPc::Start;
+            #(#fingerprints)*
+            let mut __mrtr_pc: u32 = __MRTR_PC_START;
             if let ::core::option::Option::Some(__mrtr_step) = __mrtr_io.resume_step() {
-                let __mrtr_step = match __mrtr_step {
-                    #(#step_names => __MrtrStep::#steps,)*
-                    _ => return ::core::result::Result::Ok(#rt::Flow::Fail(__mrtr_io.unknown_step())),
-                };
                 match __mrtr_step {
                     #(#restores)*
+                    _ => return ::core::result::Result::Ok(#rt::Flow::Fail(__mrtr_io.unknown_step())),
                 }
-                __mrtr_pc = __MrtrPc::Resume(__mrtr_step);
             }
             '__mrtr_dispatch: loop {
                 match __mrtr_pc {
                     #(#arms)*
+                    _ => {
+                        return ::core::result::Result::Ok(#rt::Flow::Fail(#rt::MrtrError::Internal(
+                            ::std::string::String::from("mrtr lowering bug: no arm for this program counter"),
+                        )));
+                    }
                 }
             }
         }
     }
+}
+
+/// `AfterTargetEnv` → `AFTER_TARGET_ENV`.
+fn upper_snake(step: &str) -> String {
+    let mut out = String::new();
+    for (i, c) in step.chars().enumerate() {
+        if c.is_uppercase() && i > 0 && !out.ends_with('_') {
+            out.push('_');
+        }
+        out.extend(c.to_uppercase());
+    }
+    out
 }
 
 /// Replaces `__mrtr_jump!(n)` placeholders with the jump's code under the current held set.
 struct JumpFiller<'g, 'a> {
     machine: &'g Gen<'a>,
     held: &'g Held,
+    /// Names bound inside the statement around the placeholder being visited: a put-back of a
+    /// binding with one of these names would move the inner value, so it is refused instead.
+    inner: Vec<Vec<String>>,
+}
+
+impl JumpFiller<'_, '_> {
+    fn scoped(&mut self, names: Vec<String>, f: impl FnOnce(&mut Self)) {
+        self.inner.push(names);
+        f(self);
+        self.inner.pop();
+    }
+
+    fn hidden_parks(&self, jump: usize) -> Vec<String> {
+        let j = &self.machine.body.jumps[jump];
+        let construct = &self.machine.body.constructs[j.target];
+        let target = match j.kind {
+            JumpKind::Break(_) => &construct.live_join,
+            JumpKind::Continue => &construct.live_head,
+        };
+        target
+            .iter()
+            .filter(|b| self.held.contains(b))
+            .map(|&b| self.machine.binding(b).ident.to_string())
+            .filter(|name| self.inner.iter().flatten().any(|n| n == name))
+            .collect()
+    }
 }
 
 impl VisitMut for JumpFiller<'_, '_> {
     fn visit_expr_mut(&mut self, expr: &mut Expr) {
-        if let Expr::Macro(m) = expr {
-            if m.mac.path.is_ident("__mrtr_jump") {
-                if let Ok(lit) = m.mac.parse_body::<syn::LitInt>() {
-                    if let Ok(id) = lit.base10_parse::<usize>() {
-                        let code = self.machine.jump(id, self.held);
-                        *expr = syn::parse_quote!(#code);
-                        return;
-                    }
+        if let Expr::Macro(m) = expr
+            && m.mac.path.is_ident("__mrtr_jump")
+            && let Ok(lit) = m.mac.parse_body::<syn::LitInt>()
+            && let Ok(id) = lit.base10_parse::<usize>()
+        {
+            let hidden = self.hidden_parks(id);
+            let code = if hidden.is_empty() {
+                self.machine.jump(id, self.held)
+            } else {
+                let message = format!(
+                    "this jump leaves a loop that contains `ask!`, which saves `{}`, but a binding declared around the jump hides it; rename that inner binding",
+                    hidden.join("`, `")
+                );
+                let span = m.mac.path.segments[0].ident.span();
+                quote_spanned!(span=> ::core::compile_error!(#message))
+            };
+            *expr = syn::parse_quote!(#code);
+            return;
+        }
+        match expr {
+            Expr::Closure(_) | Expr::Async(_) => {}
+            Expr::If(e) if matches!(*e.cond, Expr::Let(_)) => {
+                self.visit_expr_mut(&mut e.cond);
+                let names = super::uses::let_bindings(&e.cond);
+                self.scoped(names, |this| this.visit_block_mut(&mut e.then_branch));
+                if let Some((_, otherwise)) = &mut e.else_branch {
+                    self.visit_expr_mut(otherwise);
                 }
             }
+            Expr::ForLoop(e) => {
+                self.visit_expr_mut(&mut e.expr);
+                let names = names_of(&e.pat);
+                self.scoped(names, |this| this.visit_block_mut(&mut e.body));
+            }
+            _ => visit_mut::visit_expr_mut(self, expr),
         }
-        visit_mut::visit_expr_mut(self, expr);
     }
+
+    fn visit_block_mut(&mut self, block: &mut syn::Block) {
+        self.scoped(Vec::new(), |this| {
+            for stmt in &mut block.stmts {
+                this.visit_stmt_mut(stmt);
+                if let syn::Stmt::Local(local) = stmt {
+                    let names = names_of(&local.pat);
+                    this.inner.last_mut().expect("scope").extend(names);
+                }
+            }
+        });
+    }
+
+    fn visit_arm_mut(&mut self, arm: &mut syn::Arm) {
+        let names = names_of(&arm.pat);
+        self.scoped(names, |this| visit_mut::visit_arm_mut(this, arm));
+    }
+}
+
+fn names_of(pat: &syn::Pat) -> Vec<String> {
+    super::patterns::bound_idents(pat)
+        .into_iter()
+        .map(|(i, _)| i.to_string())
+        .collect()
 }
