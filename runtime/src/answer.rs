@@ -1,11 +1,14 @@
+#![allow(deprecated)] // sampling and roots are deprecated by SEP-2577 but still part of 2026-07-28
 //! Typed answers to input requests.
 //!
-//! OWNER: helper B.
+//! `inputResponses` values carry no discriminator (protocol.md §18): each one is decoded by the
+//! method of the request its key was asked with, never by sniffing its shape.
 
+use serde::Deserialize as _;
 use serde::de::DeserializeOwned;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
-use crate::request::InputRequest;
+use crate::request::{InputMethod, InputRequest};
 
 /// The client's answer to one ask. Exhaustive on purpose: a dismissed dialog is never consent.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -19,14 +22,124 @@ pub enum Answer<T> {
     Cancel,
 }
 
+impl<T> Answer<T> {
+    /// The accepted value; `None` for a decline or a cancel.
+    pub fn accepted(self) -> Option<T> {
+        match self {
+            Answer::Accept(value) => Some(value),
+            Answer::Decline | Answer::Cancel => None,
+        }
+    }
+
+    pub fn is_accept(&self) -> bool {
+        matches!(self, Answer::Accept(_))
+    }
+
+    pub fn is_decline(&self) -> bool {
+        matches!(self, Answer::Decline)
+    }
+
+    pub fn is_cancel(&self) -> bool {
+        matches!(self, Answer::Cancel)
+    }
+
+    /// Transforms an accepted value; a decline or cancel stays what it was.
+    pub fn map<U>(self, f: impl FnOnce(T) -> U) -> Answer<U> {
+        match self {
+            Answer::Accept(value) => Answer::Accept(f(value)),
+            Answer::Decline => Answer::Decline,
+            Answer::Cancel => Answer::Cancel,
+        }
+    }
+
+    pub fn as_ref(&self) -> Answer<&T> {
+        match self {
+            Answer::Accept(value) => Answer::Accept(value),
+            Answer::Decline => Answer::Decline,
+            Answer::Cancel => Answer::Cancel,
+        }
+    }
+}
+
 /// Decodes one raw `inputResponses` value against the request it answers.
 ///
 /// `Err` means the value is missing its expected shape (wrong type, undecodable content): the
-/// caller treats the key as unanswered and asks again.
-pub(crate) fn decode<T: DeserializeOwned>(
-    request: &InputRequest,
-    raw: &Value,
-) -> Result<Answer<T>, String> {
-    let _ = (request, raw);
-    todo!()
+/// caller treats the key as unanswered and asks again. The value is attacker input, so every
+/// path here returns instead of panicking.
+pub(crate) fn decode<T: DeserializeOwned>(request: &InputRequest, raw: &Value) -> Result<Answer<T>, String> {
+    match request.method {
+        InputMethod::Elicitation => decode_elicitation(request, raw),
+        InputMethod::Sampling => decode_sampling(raw),
+        InputMethod::Roots => decode_roots(raw),
+    }
+}
+
+/// `ElicitResult`: `{action, content?}`.
+fn decode_elicitation<T: DeserializeOwned>(request: &InputRequest, raw: &Value) -> Result<Answer<T>, String> {
+    let object = raw.as_object().ok_or_else(|| format!("an elicitation answer must be an object, got {}", kind(raw)))?;
+    let action = object.get("action").ok_or("an elicitation answer needs an `action`")?;
+    match action.as_str() {
+        Some("accept") => {}
+        // Whatever content came with a refusal is not consent to anything: drop it.
+        Some("decline") => return Ok(Answer::Decline),
+        Some("cancel") => return Ok(Answer::Cancel),
+        Some(other) => return Err(format!("unknown elicitation action `{}`", truncated(other))),
+        None => return Err(format!("`action` must be a string, got {}", kind(action))),
+    }
+    let content = object.get("content").filter(|c| !c.is_null());
+    let decoded = if request.is_url_elicitation() {
+        // A URL answer has no content (§4.1): accept only says the user agreed to open the
+        // URL. An empty object is tolerated as "no content".
+        match content {
+            Some(Value::Object(map)) if map.is_empty() => T::deserialize(Value::Null),
+            Some(content) => T::deserialize(content),
+            None => T::deserialize(Value::Null),
+        }
+    } else {
+        match content {
+            Some(content) => T::deserialize(content),
+            // An all-optional form may come back without content; a form with required
+            // fields then fails to decode and is asked again.
+            None => T::deserialize(Value::Object(Map::new())),
+        }
+    };
+    decoded.map(Answer::Accept).map_err(|e| format!("accepted content does not fit the requested form: {e}"))
+}
+
+/// `CreateMessageResult`: the model's message. There is no refusal variant: a client that will
+/// not sample simply does not retry (§5).
+fn decode_sampling<T: DeserializeOwned>(raw: &Value) -> Result<Answer<T>, String> {
+    let result = rmcp::model::CreateMessageResult::deserialize(raw)
+        .map_err(|e| format!("not a sampling result: {e}"))?;
+    result.validate()?;
+    T::deserialize(raw).map(Answer::Accept).map_err(|e| format!("sampling result does not decode: {e}"))
+}
+
+/// `ListRootsResult`; every root MUST be a `file://` URI (§4.3), and one that is not could point
+/// the handler anywhere, so the whole answer is refused.
+fn decode_roots<T: DeserializeOwned>(raw: &Value) -> Result<Answer<T>, String> {
+    let result = rmcp::model::ListRootsResult::deserialize(raw).map_err(|e| format!("not a roots result: {e}"))?;
+    if let Some(root) = result.roots.iter().find(|root| !root.uri.starts_with("file://")) {
+        return Err(format!("root `{}` is not a file:// URI", truncated(&root.uri)));
+    }
+    T::deserialize(raw).map(Answer::Accept).map_err(|e| format!("roots result does not decode: {e}"))
+}
+
+fn kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// Client text echoed into logs is bounded, so a hostile answer cannot flood them.
+fn truncated(text: &str) -> &str {
+    match text.char_indices().nth(64) {
+        Some((end, _)) => &text[..end],
+        None => text,
+    }
 }

@@ -1,34 +1,167 @@
-//! The per-request capability gate.
+//! The per-request capability gate (protocol.md §10, S7).
 //!
-//! OWNER: helper B.
+//! On 2026-07-28 capabilities are declared per request in `_meta` and a server MUST NOT infer
+//! them from earlier requests; on a legacy session they are the ones sent at `initialize`.
+//! Handlers read them through [`ClientCaps`] to degrade before asking; [`gate`] is the backstop
+//! that keeps an undeclared ask off the wire and names what is missing (-32021).
 
-use serde_json::Value;
+use rmcp::handler::server::common::{AsRequestContext, FromContextPart};
+use serde_json::{Map, Value};
 
 use crate::error::MrtrError;
-use crate::request::InputRequest;
+use crate::request::{InputMethod, InputRequest};
 
 /// The client capabilities declared for this request (2026-07-28 `_meta`) or, on a legacy
 /// session, at `initialize`.
+///
+/// Take it as a handler parameter to choose a fallback before asking:
+/// `if !caps.elicitation_form() { return Ok(plain_text_instructions()) }`.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ClientCaps {
     declared: Value,
 }
 
 impl ClientCaps {
+    /// Capabilities from a raw `ClientCapabilities` object; anything but an object declares
+    /// nothing.
     pub fn from_value(declared: Value) -> Self {
         Self { declared }
     }
+
+    /// Capabilities from rmcp's model; `None` (nothing declared) allows no ask.
     pub fn from_rmcp(capabilities: Option<&rmcp::model::ClientCapabilities>) -> Self {
-        let _ = capabilities;
-        todo!()
+        let declared = capabilities
+            .and_then(|c| serde_json::to_value(c).ok())
+            .unwrap_or_else(|| Value::Object(Map::new()));
+        Self { declared }
+    }
+
+    /// The declared capabilities as sent.
+    pub fn declared(&self) -> &Value {
+        &self.declared
+    }
+
+    /// Form elicitation: `elicitation.form`, or `elicitation: {}`, which declares form only
+    /// (the 2025-06-18 shape).
+    pub fn elicitation_form(&self) -> bool {
+        match self.section("elicitation") {
+            Some(Value::Object(e)) => e.contains_key("form") || !e.contains_key("url"),
+            _ => false,
+        }
+    }
+
+    /// URL-mode elicitation: `elicitation.url`.
+    pub fn elicitation_url(&self) -> bool {
+        self.member("elicitation", "url")
+    }
+
+    pub fn sampling(&self) -> bool {
+        self.section("sampling").is_some()
+    }
+
+    /// Sampling with `tools` / `toolChoice`: `sampling.tools`.
+    pub fn sampling_tools(&self) -> bool {
+        self.member("sampling", "tools")
+    }
+
+    /// Sampling with `includeContext` other than `"none"`: `sampling.context`.
+    pub fn sampling_context(&self) -> bool {
+        self.member("sampling", "context")
+    }
+
+    /// `roots`; the legacy `{listChanged: true}` still counts (the conformance harness sends it).
+    pub fn roots(&self) -> bool {
+        self.section("roots").is_some()
+    }
+
+    fn section(&self, name: &str) -> Option<&Value> {
+        self.declared.as_object()?.get(name).filter(|v| !v.is_null())
+    }
+
+    fn member(&self, section: &str, name: &str) -> bool {
+        self.section(section)
+            .and_then(Value::as_object)
+            .and_then(|s| s.get(name))
+            .is_some_and(|v| !v.is_null())
+    }
+}
+
+impl<C: AsRequestContext> FromContextPart<C> for ClientCaps {
+    fn from_context_part(context: &mut C) -> Result<Self, rmcp::ErrorData> {
+        Ok(ClientCaps::from_rmcp(context.as_request_context().client_capabilities().as_ref()))
+    }
+}
+
+/// What the failing asks need, accumulated so one error names all of it.
+#[derive(Default)]
+struct Needs {
+    form: bool,
+    url: bool,
+    sampling: bool,
+    sampling_tools: bool,
+    sampling_context: bool,
+    roots: bool,
+}
+
+impl Needs {
+    fn any(&self) -> bool {
+        self.form || self.url || self.sampling || self.sampling_tools || self.sampling_context || self.roots
+    }
+
+    /// The `requiredCapabilities` object: a `ClientCapabilities` naming exactly what is missing.
+    fn required(&self, caps: &ClientCaps) -> Value {
+        let mut required = Map::new();
+        if self.form || self.url {
+            let mut elicitation = Map::new();
+            // `elicitation: {}` already means "form"; spell `form` out only when it must be told
+            // apart from a declared URL-only elicitation or from a URL need in the same error.
+            let declared_any = caps.section("elicitation").is_some();
+            if self.form && (self.url || declared_any) {
+                elicitation.insert("form".into(), Value::Object(Map::new()));
+            }
+            if self.url {
+                elicitation.insert("url".into(), Value::Object(Map::new()));
+            }
+            required.insert("elicitation".into(), Value::Object(elicitation));
+        }
+        if self.sampling || self.sampling_tools || self.sampling_context {
+            let mut sampling = Map::new();
+            if self.sampling_tools {
+                sampling.insert("tools".into(), Value::Object(Map::new()));
+            }
+            if self.sampling_context {
+                sampling.insert("context".into(), Value::Object(Map::new()));
+            }
+            required.insert("sampling".into(), Value::Object(sampling));
+        }
+        if self.roots {
+            required.insert("roots".into(), Value::Object(Map::new()));
+        }
+        Value::Object(required)
     }
 }
 
 /// Checks every request against `caps`; the error names exactly what is missing (-32021).
-pub fn gate<'a>(
-    caps: &ClientCaps,
-    requests: impl IntoIterator<Item = &'a InputRequest>,
-) -> Result<(), MrtrError> {
-    let _ = (caps, requests.into_iter());
-    todo!()
+pub fn gate<'a>(caps: &ClientCaps, requests: impl IntoIterator<Item = &'a InputRequest>) -> Result<(), MrtrError> {
+    let mut needs = Needs::default();
+    for request in requests {
+        match request.method {
+            InputMethod::Elicitation if request.is_url_elicitation() => needs.url |= !caps.elicitation_url(),
+            InputMethod::Elicitation => needs.form |= !caps.elicitation_form(),
+            InputMethod::Sampling => {
+                needs.sampling |= !caps.sampling();
+                let uses_tools = request.param("tools").is_some_and(|v| !v.is_null())
+                    || request.param("toolChoice").is_some_and(|v| !v.is_null());
+                needs.sampling_tools |= uses_tools && !caps.sampling_tools();
+                // `thisServer` / `allServers` are soft-deprecated and SHOULD only be sent to a
+                // client that declared `sampling.context`; "SHOULD" is enforced like "MUST"
+                // because an undeclared ask must never reach the wire.
+                let uses_context =
+                    request.param("includeContext").and_then(Value::as_str).is_some_and(|c| c != "none");
+                needs.sampling_context |= uses_context && !caps.sampling_context();
+            }
+            InputMethod::Roots => needs.roots |= !caps.roots(),
+        }
+    }
+    if needs.any() { Err(MrtrError::MissingCapability(needs.required(caps))) } else { Ok(()) }
 }

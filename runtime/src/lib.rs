@@ -31,12 +31,12 @@ pub use elicit::Elicit;
 pub use era::Era;
 pub use error::MrtrError;
 pub use mrtr_macros::{Elicit, mrtr_tool};
-pub use request::{Ask, elicit, elicit_url, roots, sample};
+pub use request::{Ask, elicit, elicit_url, elicit_with_schema, roots, sample};
 pub use runtime::Runtime;
 
 /// Everything a ported handler usually needs.
 pub mod prelude {
-    pub use crate::request::{elicit, elicit_url, roots, sample};
+    pub use crate::request::{elicit, elicit_url, elicit_with_schema, roots, sample};
     pub use crate::{Answer, ClientCaps, Elicit, ask, mrtr_tool};
 }
 
@@ -47,6 +47,9 @@ pub mod prelude {
 /// definition only fires when `ask!` is used somewhere the attribute cannot see.
 #[macro_export]
 macro_rules! ask {
+    // Emitted by `#[mrtr_tool]` through the path the user wrote, so that their `use mrtr::ask`
+    // counts as used after the attribute has consumed every real invocation.
+    (@lowered) => {};
     ($($tokens:tt)*) => {
         ::core::compile_error!(
             "`ask!` can only be used inside a function marked `#[mrtr_tool]`; add the attribute to the enclosing handler"
@@ -60,9 +63,10 @@ macro_rules! ask {
 pub mod __private {
     pub use crate::call::{PromptCall, ToolCall};
     pub use crate::carry::{
-        Carry, CarryVt, SlotReader, SlotWriter, carry_vt, fingerprint, out, tn,
+        Carry, CarryVt, SlotReader, SlotWriter, carry_vt, counter, fingerprint, out, rest_of, tn,
     };
     pub use crate::error::MrtrError;
+    pub use crate::elicit::__derive_support as derive_elicit;
     pub use crate::machine::{
         Flow, Handler, Io, Lift, Lifted, Missing, PromptOutcome, StepInfo, done,
     };
@@ -75,6 +79,6 @@ pub mod __private {
     /// The request builders, imported around each `ask!` request expression so that users can
     /// write `elicit::<T>(..)` without importing it.
     pub mod requests {
-        pub use crate::request::{elicit, elicit_url, roots, sample};
+        pub use crate::request::{elicit, elicit_url, elicit_with_schema, roots, sample};
     }
 }

@@ -1,13 +1,14 @@
 #![allow(deprecated)] // sampling and roots are deprecated by SEP-2577 but still part of 2026-07-28
-//! Input requests: what an `ask!` sends, with the exact 2026-07-28 payloads.
+//! Input requests: what an `ask!` sends, with the exact 2026-07-28 payloads (protocol.md §4).
 //!
-//! OWNER: helper B fills in the bodies marked `todo!`; the signatures are the contract the
-//! machine and the macro rely on.
+//! Each builder returns an [`Ask<T>`]: the bare `{method, params}` that goes into
+//! `inputRequests`, typed by what an accepted answer decodes to.
 
 use std::marker::PhantomData;
 
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde_json::{Map, Value, json};
 
 use crate::elicit::Elicit;
 
@@ -31,9 +32,14 @@ pub struct InputRequest {
 }
 
 impl InputRequest {
-    /// URL-mode elicitation (`params.mode == "url"`).
+    /// URL-mode elicitation (`params.mode == "url"`). A missing `mode` means form.
     pub fn is_url_elicitation(&self) -> bool {
-        todo!()
+        self.method == InputMethod::Elicitation && self.param("mode").and_then(Value::as_str) == Some("url")
+    }
+
+    /// One top-level field of `params`, if `params` is an object that has it.
+    pub(crate) fn param(&self, name: &str) -> Option<&Value> {
+        self.params.as_ref()?.as_object()?.get(name)
     }
 }
 
@@ -46,10 +52,7 @@ pub struct Ask<T> {
 
 impl<T> Ask<T> {
     pub fn from_request(request: InputRequest) -> Self {
-        Self {
-            request,
-            answer: PhantomData,
-        }
+        Self { request, answer: PhantomData }
     }
     pub fn request(&self) -> &InputRequest {
         &self.request
@@ -59,27 +62,62 @@ impl<T> Ask<T> {
     }
 }
 
-/// Form elicitation whose `requestedSchema` is derived from `T`.
+impl<T> std::fmt::Debug for Ask<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("Ask").field(&self.request).finish()
+    }
+}
+
+/// Form elicitation whose `requestedSchema` is derived from `T` (`#[derive(mrtr::Elicit)]`).
+///
+/// `mode: "form"` is sent explicitly: 2026-07-28 and 2025-11-25 clients accept it, and the legacy
+/// path strips it for 2025-06-18 clients, which predate the field.
 pub fn elicit<T: Elicit>(message: impl Into<String>) -> Ask<T> {
-    let _ = message;
-    todo!()
+    elicit_with_schema(message, T::requested_schema())
+}
+
+/// Form elicitation with a hand-built `requestedSchema`, for shapes the derive does not produce.
+///
+/// `schema` must be the restricted flat object schema of protocol.md §4.1
+/// (`{"type":"object","properties":{..},"required":[..]}`); an accepted answer's `content`
+/// decodes as `T` (a `serde_json::Map<String, Value>` takes anything).
+pub fn elicit_with_schema<T: DeserializeOwned>(message: impl Into<String>, schema: Value) -> Ask<T> {
+    Ask::from_request(InputRequest {
+        method: InputMethod::Elicitation,
+        params: Some(json!({ "mode": "form", "message": message.into(), "requestedSchema": schema })),
+    })
 }
 
 /// URL-mode elicitation; an accepted answer only means the user agreed to open `url`.
+///
+/// Whether the out-of-band step finished is the server's to find out on a later round
+/// (protocol.md §4.1); put any correlation id in the carried state, not in the URL's PII.
 pub fn elicit_url(message: impl Into<String>, url: impl Into<String>) -> Ask<()> {
-    let _ = (message, url);
-    todo!()
+    Ask::from_request(InputRequest {
+        method: InputMethod::Elicitation,
+        params: Some(json!({ "mode": "url", "message": message.into(), "url": url.into() })),
+    })
 }
 
 /// `sampling/createMessage` with the same parameters the legacy `Peer::create_message` took.
-pub fn sample(
-    params: rmcp::model::CreateMessageRequestParams,
-) -> Ask<rmcp::model::CreateMessageResult> {
-    let _ = params;
-    todo!()
+///
+/// `_meta` is dropped: 2026-07-28 `CreateMessageRequestParams` has none. Asking with `tools` or
+/// `toolChoice` needs the client's `sampling.tools` capability (checked by the gate).
+pub fn sample(params: rmcp::model::CreateMessageRequestParams) -> Ask<rmcp::model::CreateMessageResult> {
+    let params = match serde_json::to_value(params) {
+        Ok(Value::Object(mut object)) => {
+            object.remove("_meta");
+            Value::Object(object)
+        }
+        // rmcp's params always serialize to an object; keep whatever came out rather than panic.
+        Ok(other) => other,
+        Err(_) => Value::Object(Map::new()),
+    };
+    Ask::from_request(InputRequest { method: InputMethod::Sampling, params: Some(params) })
 }
 
-/// `roots/list`.
+/// `roots/list`. Prefer tool arguments or configuration for filesystem boundaries (the porting
+/// guide's advice); this exists for handlers that genuinely need the client's roots.
 pub fn roots() -> Ask<rmcp::model::ListRootsResult> {
-    todo!()
+    Ask::from_request(InputRequest { method: InputMethod::Roots, params: Some(Value::Object(Map::new())) })
 }
