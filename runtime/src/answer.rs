@@ -66,7 +66,7 @@ impl<T> Answer<T> {
 /// `Err` means the value is missing its expected shape (wrong type, undecodable content): the
 /// caller treats the key as unanswered and asks again. The value is attacker input, so every
 /// path here returns instead of panicking.
-pub(crate) fn decode<T: DeserializeOwned>(request: &InputRequest, raw: &Value) -> Result<Answer<T>, String> {
+pub fn decode<T: DeserializeOwned>(request: &InputRequest, raw: &Value) -> Result<Answer<T>, String> {
     match request.method {
         InputMethod::Elicitation => decode_elicitation(request, raw),
         InputMethod::Sampling => decode_sampling(raw),

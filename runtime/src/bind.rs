@@ -21,7 +21,11 @@ pub struct BindDigest(pub [u8; 32]);
 /// Versioned so a future change of the canonical form cannot collide with this one.
 const DOMAIN: &[u8] = b"mrtr/bind/v1";
 
-pub fn bind_digest(method: &str, target: &str, arguments: Option<&Map<String, Value>>) -> BindDigest {
+pub fn bind_digest(
+    method: &str,
+    target: &str,
+    arguments: Option<&Map<String, Value>>,
+) -> BindDigest {
     let mut arguments_json = String::new();
     match arguments {
         Some(arguments) => write_object(arguments, &mut arguments_json),
@@ -130,7 +134,8 @@ mod tests {
 
     #[test]
     fn canonical_json_sorts_keys_at_every_depth_and_drops_whitespace() {
-        let parsed: Value = serde_json::from_str(r#"{ "b": [ {"y":1, "x":2} ], "a" : "s" }"#).unwrap();
+        let parsed: Value =
+            serde_json::from_str(r#"{ "b": [ {"y":1, "x":2} ], "a" : "s" }"#).unwrap();
         assert_eq!(canonical_json(&parsed), r#"{"a":"s","b":[{"x":2,"y":1}]}"#);
     }
 
@@ -148,15 +153,27 @@ mod tests {
 
     #[test]
     fn key_order_and_whitespace_do_not_change_the_digest() {
-        let a = object(serde_json::from_str(r#"{"service":"api","opts":{"dry":true,"n":3}}"#).unwrap());
-        let b = object(serde_json::from_str("{ \"opts\" : { \"n\" : 3.0 , \"dry\" : true } ,\n \"service\" : \"api\" }").unwrap());
-        assert_eq!(bind_digest("tools/call", "deploy", Some(&a)), bind_digest("tools/call", "deploy", Some(&b)));
+        let a =
+            object(serde_json::from_str(r#"{"service":"api","opts":{"dry":true,"n":3}}"#).unwrap());
+        let b = object(
+            serde_json::from_str(
+                "{ \"opts\" : { \"n\" : 3.0 , \"dry\" : true } ,\n \"service\" : \"api\" }",
+            )
+            .unwrap(),
+        );
+        assert_eq!(
+            bind_digest("tools/call", "deploy", Some(&a)),
+            bind_digest("tools/call", "deploy", Some(&b))
+        );
     }
 
     #[test]
     fn missing_arguments_bind_like_an_empty_object() {
         let empty = Map::new();
-        assert_eq!(bind_digest("tools/call", "t", None), bind_digest("tools/call", "t", Some(&empty)));
+        assert_eq!(
+            bind_digest("tools/call", "t", None),
+            bind_digest("tools/call", "t", Some(&empty))
+        );
     }
 
     #[test]

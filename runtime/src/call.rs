@@ -171,20 +171,33 @@ fn principal_of(context: &RequestContext<RoleServer>) -> Option<String> {
         .map(|Principal(subject)| subject.clone())
 }
 
-/// Sends one ask to a legacy client and returns its answer in the shape a 2026-07-28 client
-/// would put in `inputResponses`, so both eras decode through the same code.
+/// A legacy client's reply to one server-initiated request.
+pub(crate) enum LiveReply {
+    /// The answer, in the shape a 2026-07-28 client would put in `inputResponses`, so both eras
+    /// decode through the same code.
+    Answered(Value),
+    /// The client answered with a JSON-RPC error: for sampling and roots that is how a legacy
+    /// client reports that the user refused (a 2026-07-28 client would simply not retry).
+    Refused(String),
+}
+
+/// Sends one ask to a legacy client and waits for its reply.
 #[allow(deprecated)] // sampling and roots are deprecated by SEP-2577 but still served
 pub(crate) async fn send_live(
     peer: &Peer<RoleServer>,
     version: &ProtocolVersion,
     request: &InputRequest,
-) -> Result<Value, MrtrError> {
+) -> Result<LiveReply, MrtrError> {
     let params = request
         .params
         .clone()
         .unwrap_or(Value::Object(Default::default()));
-    let client = |e: rmcp::service::ServiceError| {
-        MrtrError::Client(format!("{:?} request failed: {e}", request.method))
+    let client = |e: rmcp::service::ServiceError| match e {
+        rmcp::service::ServiceError::McpError(error) => Refused(error.message.to_string()),
+        other => Failed(MrtrError::Client(format!(
+            "{:?} request failed: {other}",
+            request.method
+        ))),
     };
     let shape = |e: serde_json::Error| {
         MrtrError::Internal(format!(
@@ -208,16 +221,39 @@ pub(crate) async fn send_live(
                 }
             }
             let params = serde_json::from_value(params).map_err(shape)?;
-            serde_json::to_value(peer.create_elicitation(params).await.map_err(client)?)
+            peer.create_elicitation(params)
+                .await
+                .map(|r| serde_json::to_value(r))
+                .map_err(client)
         }
         InputMethod::Sampling => {
             let params = serde_json::from_value(params).map_err(shape)?;
-            serde_json::to_value(peer.create_message(params).await.map_err(client)?)
+            peer.create_message(params)
+                .await
+                .map(|r| serde_json::to_value(r))
+                .map_err(client)
         }
-        InputMethod::Roots => serde_json::to_value(peer.list_roots().await.map_err(client)?),
+        InputMethod::Roots => peer
+            .list_roots()
+            .await
+            .map(|r| serde_json::to_value(r))
+            .map_err(client),
     };
-    reply.map_err(|e| MrtrError::Internal(format!("cannot re-encode the client's answer: {e}")))
+    match reply {
+        Ok(Ok(value)) => Ok(LiveReply::Answered(value)),
+        Ok(Err(e)) => Err(MrtrError::Internal(format!(
+            "cannot re-encode the client's answer: {e}"
+        ))),
+        Err(Refused(reason)) => Ok(LiveReply::Refused(reason)),
+        Err(Failed(error)) => Err(error),
+    }
 }
+
+enum LiveFailure {
+    Refused(String),
+    Failed(MrtrError),
+}
+use LiveFailure::{Failed, Refused};
 
 fn elicitation_id() -> String {
     let mut bytes = [0u8; 16];
@@ -251,5 +287,12 @@ pub async fn get_prompt<S: Send + Sync + 'static>(
     mut context: RequestContext<RoleServer>,
 ) -> Result<rmcp::model::GetPromptResponse, ErrorData> {
     RoundInput::stash(&mut request, &mut context);
-    router.get_prompt(PromptContext::new(server, request.name, request.arguments, context)).await
+    router
+        .get_prompt(PromptContext::new(
+            server,
+            request.name,
+            request.arguments,
+            context,
+        ))
+        .await
 }

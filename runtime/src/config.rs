@@ -50,7 +50,11 @@ pub struct Clock(Arc<dyn Fn() -> u64 + Send + Sync>);
 
 impl Clock {
     pub fn system() -> Self {
-        Clock(Arc::new(|| SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |since| since.as_secs())))
+        Clock(Arc::new(|| {
+            SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .map_or(0, |since| since.as_secs())
+        }))
     }
 
     pub fn from_fn(now: impl Fn() -> u64 + Send + Sync + 'static) -> Self {
@@ -139,9 +143,13 @@ impl StateConfig {
 
     /// [`StateConfig::from_env`] over any variable source, so parsing is testable without
     /// touching the process environment.
-    pub fn from_vars(audience: impl Into<String>, var: impl Fn(&str) -> Option<String>) -> Result<Self, MrtrError> {
+    pub fn from_vars(
+        audience: impl Into<String>,
+        var: impl Fn(&str) -> Option<String>,
+    ) -> Result<Self, MrtrError> {
         let keys = match var(KEYS_VAR) {
-            Some(spec) => KeyRing::parse(&spec).map_err(|reason| config_error(format!("{KEYS_VAR}: {reason}")))?,
+            Some(spec) => KeyRing::parse(&spec)
+                .map_err(|reason| config_error(format!("{KEYS_VAR}: {reason}")))?,
             None => KeyRing::ephemeral()?,
         };
         let mut config = StateConfig::new(audience, keys);
@@ -149,14 +157,24 @@ impl StateConfig {
             config.ttl = Duration::from_secs(parse_bounded(TTL_VAR, &ttl, 1, MAX_TTL.as_secs())?);
         }
         if let Some(max_bytes) = var(MAX_BYTES_VAR) {
-            let max_bytes = parse_bounded(MAX_BYTES_VAR, &max_bytes, MIN_MAX_BYTES as u64, MAX_MAX_BYTES as u64)?;
+            let max_bytes = parse_bounded(
+                MAX_BYTES_VAR,
+                &max_bytes,
+                MIN_MAX_BYTES as u64,
+                MAX_MAX_BYTES as u64,
+            )?;
             config.max_bytes = max_bytes as usize;
         }
         if let Some(mode) = var(MODE_VAR) {
             config.mode = match mode.trim().to_ascii_lowercase().as_str() {
                 "aead" => StateMode::Aead,
                 "hmac" => StateMode::Hmac,
-                _ => return Err(config_error(format!("{MODE_VAR} must be `aead` or `hmac`, not `{}`", mode.trim()))),
+                _ => {
+                    return Err(config_error(format!(
+                        "{MODE_VAR} must be `aead` or `hmac`, not `{}`",
+                        mode.trim()
+                    )));
+                }
             };
         }
         config.validate()?;
@@ -167,7 +185,9 @@ impl StateConfig {
     /// programmatic configurations get the same checks as the environment.
     pub fn validate(&self) -> Result<(), MrtrError> {
         if self.audience.trim().is_empty() {
-            return Err(config_error("the audience (server identity) must not be empty".into()));
+            return Err(config_error(
+                "the audience (server identity) must not be empty".into(),
+            ));
         }
         if self.ttl.is_zero() || self.ttl > MAX_TTL {
             return Err(config_error(format!(
@@ -187,12 +207,16 @@ impl StateConfig {
 }
 
 fn parse_bounded(name: &str, text: &str, min: u64, max: u64) -> Result<u64, MrtrError> {
-    let value: u64 = text
-        .trim()
-        .parse()
-        .map_err(|_| config_error(format!("{name} must be a whole number between {min} and {max}, not `{}`", text.trim())))?;
+    let value: u64 = text.trim().parse().map_err(|_| {
+        config_error(format!(
+            "{name} must be a whole number between {min} and {max}, not `{}`",
+            text.trim()
+        ))
+    })?;
     if !(min..=max).contains(&value) {
-        return Err(config_error(format!("{name} must be between {min} and {max}, not {value}")));
+        return Err(config_error(format!(
+            "{name} must be between {min} and {max}, not {value}"
+        )));
     }
     Ok(value)
 }

@@ -65,8 +65,8 @@ pub mod __private {
     pub use crate::carry::{
         Carry, CarryVt, SlotReader, SlotWriter, carry_vt, counter, fingerprint, out, rest_of, tn,
     };
-    pub use crate::error::MrtrError;
     pub use crate::elicit::__derive_support as derive_elicit;
+    pub use crate::error::MrtrError;
     pub use crate::machine::{
         Flow, Handler, Io, Lift, Lifted, Missing, PromptOutcome, StepInfo, done,
     };

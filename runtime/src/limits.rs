@@ -49,7 +49,10 @@ impl Limits {
             }
         }
         // Depth is bounded now, so the recursive serializer cannot exhaust the stack.
-        let mut counter = ByteCounter { bytes: 0, limit: self.max_bytes };
+        let mut counter = ByteCounter {
+            bytes: 0,
+            limit: self.max_bytes,
+        };
         if serde_json::to_writer(&mut counter, responses).is_err() {
             return Err(MrtrError::InvalidInputResponses(format!(
                 "inputResponses is larger than {} bytes",

@@ -178,6 +178,8 @@ pub struct Io {
     answered: BTreeMap<String, Value>,
     /// This request's `inputResponses` (or, live, the answers just received), not yet used.
     incoming: BTreeMap<String, Value>,
+    /// Live only: keys whose request the legacy client failed, i.e. the user refused.
+    refused: BTreeMap<String, String>,
     round: u32,
 }
 
@@ -200,6 +202,7 @@ impl Io {
             pending,
             answered,
             incoming,
+            refused: BTreeMap::new(),
             round,
         }
     }
@@ -222,6 +225,7 @@ impl Io {
             pending: BTreeMap::new(),
             answered: BTreeMap::new(),
             incoming: BTreeMap::new(),
+            refused: BTreeMap::new(),
             round: 0,
         }
     }
@@ -275,6 +279,14 @@ impl Io {
         key: &str,
     ) -> Result<Answer<T>, Missing> {
         let request = self.pending.get(key).ok_or(Missing)?;
+        if let Some(reason) = self.refused.remove(key) {
+            tracing::debug!(target: "mrtr", key, %reason, "legacy client refused the request");
+            // A dismissed elicitation is a cancel; a refused sampling or roots request, a decline.
+            return Ok(match request.method {
+                crate::request::InputMethod::Elicitation => Answer::Cancel,
+                _ => Answer::Decline,
+            });
+        }
         if let Some(raw) = self.answered.get(key) {
             if let Ok(answer) = answer::decode(request, raw) {
                 return Ok(answer);
@@ -357,7 +369,14 @@ impl Io {
         )
         .await;
         for ((key, _), reply) in unanswered.into_iter().zip(replies) {
-            self.incoming.insert(key, reply?);
+            match reply? {
+                crate::call::LiveReply::Answered(value) => {
+                    self.incoming.insert(key, value);
+                }
+                crate::call::LiveReply::Refused(reason) => {
+                    self.refused.insert(key, reason);
+                }
+            }
         }
         Ok(())
     }

@@ -59,7 +59,10 @@ impl InMemoryReplayGuard {
 
     /// Use the same clock as the `StateConfig`, so expiry means the same thing to both.
     pub fn with_clock(clock: Clock) -> Self {
-        InMemoryReplayGuard { clock, claimed: Mutex::new(Claimed::default()) }
+        InMemoryReplayGuard {
+            clock,
+            claimed: Mutex::new(Claimed::default()),
+        }
     }
 
     /// How many keys are remembered right now (expired ones are dropped on the next claim).
@@ -73,7 +76,9 @@ impl InMemoryReplayGuard {
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Claimed> {
         // The map stays consistent even if a holder panicked: every update is one insert pair.
-        self.claimed.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.claimed
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 }
 
@@ -107,7 +112,9 @@ impl ReplayGuard for InMemoryReplayGuard {
 
 impl fmt::Debug for InMemoryReplayGuard {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("InMemoryReplayGuard").field("remembered", &self.len()).finish()
+        f.debug_struct("InMemoryReplayGuard")
+            .field("remembered", &self.len())
+            .finish()
     }
 }
 
@@ -145,10 +152,17 @@ mod tests {
         assert_eq!(guard.len(), 100);
         now.store(1_050, Ordering::SeqCst);
         assert!(guard.claim(&IdempotencyKey([200; 16]), 1_400));
-        assert_eq!(guard.len(), 51, "the 50 keys due by 1050 are dropped, the new one is added");
+        assert_eq!(
+            guard.len(),
+            51,
+            "the 50 keys due by 1050 are dropped, the new one is added"
+        );
         now.store(2_000, Ordering::SeqCst);
         assert!(guard.claim(&IdempotencyKey([201; 16]), 1_999));
-        assert!(guard.is_empty(), "a key claimed after its expiry is not remembered");
+        assert!(
+            guard.is_empty(),
+            "a key claimed after its expiry is not remembered"
+        );
     }
 
     #[test]

@@ -24,9 +24,13 @@ impl Run {
     /// the JSON-RPC error.
     pub fn outcome(&self) -> String {
         match &self.result {
-            Ok(result) if result.is_error == Some(true) => format!("tool error: {}", text_of(result)),
+            Ok(result) if result.is_error == Some(true) => {
+                format!("tool error: {}", text_of(result))
+            }
             Ok(result) => text_of(result),
-            Err(ServiceError::McpError(error)) => format!("rpc error {}: {}", error.code.0, error.message),
+            Err(ServiceError::McpError(error)) => {
+                format!("rpc error {}: {}", error.code.0, error.message)
+            }
             Err(other) => format!("client error: {other}"),
         }
     }
@@ -38,7 +42,11 @@ impl Run {
 
     /// The `inputRequests` keys of each `input_required` round, in order.
     pub fn asked_keys(&self) -> Vec<Vec<String>> {
-        self.rounds.iter().filter(|r| r.is_input_required()).map(Round::asked_keys).collect()
+        self.rounds
+            .iter()
+            .filter(|r| r.is_input_required())
+            .map(Round::asked_keys)
+            .collect()
     }
 
     /// How often an effect was recorded.
@@ -54,7 +62,13 @@ impl Run {
 
 /// Serves a fresh server, calls `tool` once with `arguments` as an application would, and
 /// collects the run.
-pub async fn run<S, F>(era: Era, make: F, client: ScriptedClient, tool: &str, arguments: Value) -> Run
+pub async fn run<S, F>(
+    era: Era,
+    make: F,
+    client: ScriptedClient,
+    tool: &str,
+    arguments: Value,
+) -> Run
 where
     S: Send + Sync + 'static,
     F: FnOnce(Effects) -> TestServer<S>,
@@ -65,7 +79,13 @@ where
     let session = connect(server, client.clone(), era).await;
     let result = session.call(tool, arguments).await;
     session.close().await;
-    Run { era, result, rounds: transcript.rounds(), effects: effects.all(), received: client.received() }
+    Run {
+        era,
+        result,
+        rounds: transcript.rounds(),
+        effects: effects.all(),
+        received: client.received(),
+    }
 }
 
 /// The same call in both eras, each against a fresh server and a fresh scripted client.
@@ -97,13 +117,44 @@ impl Both {
         let (modern, legacy) = (&self.modern, &self.legacy);
         assert_eq!(legacy.outcome(), expected, "legacy outcome");
         assert_eq!(modern.outcome(), expected, "modern outcome");
-        assert_eq!(modern.input_required(), rounds, "input_required rounds on 2026-07-28: {:#?}", modern.rounds);
-        assert_eq!(modern.rounds.len(), rounds + 1, "tools/call requests on 2026-07-28");
-        assert_eq!(legacy.input_required(), 0, "a legacy session never sees input_required");
-        assert_eq!(legacy.rounds.len(), 1, "a legacy call is one tools/call request");
-        assert_eq!(legacy.asks(), asks, "real server-initiated requests on the legacy session");
-        assert!(legacy.received.iter().all(|r| r.key.is_none()), "legacy asks are real requests");
-        assert_eq!(modern.asks(), asks, "input requests the modern client fulfilled");
-        assert_eq!(modern.effects, legacy.effects, "user code ran the same way in both eras");
+        assert_eq!(
+            modern.input_required(),
+            rounds,
+            "input_required rounds on 2026-07-28: {:#?}",
+            modern.rounds
+        );
+        assert_eq!(
+            modern.rounds.len(),
+            rounds + 1,
+            "tools/call requests on 2026-07-28"
+        );
+        assert_eq!(
+            legacy.input_required(),
+            0,
+            "a legacy session never sees input_required"
+        );
+        assert_eq!(
+            legacy.rounds.len(),
+            1,
+            "a legacy call is one tools/call request"
+        );
+        assert_eq!(
+            legacy.asks(),
+            asks,
+            "real server-initiated requests on the legacy session"
+        );
+        assert!(
+            legacy.received.iter().all(|r| r.key.is_none()),
+            "legacy asks are real requests"
+        );
+        assert_eq!(
+            modern.asks(),
+            asks,
+            "input requests the modern client fulfilled"
+        );
+        assert_eq!(
+            modern.effects, legacy.effects,
+            "user code ran the same way in both eras"
+        );
     }
 }

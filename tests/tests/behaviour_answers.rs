@@ -48,7 +48,10 @@ struct Asker {
 impl Asker {
     #[mrtr_tool]
     #[tool(description = "one ask, with an effect on each side")]
-    async fn deploy(&self, Parameters(args): Parameters<Args>) -> Result<CallToolResult, ErrorData> {
+    async fn deploy(
+        &self,
+        Parameters(args): Parameters<Args>,
+    ) -> Result<CallToolResult, ErrorData> {
         self.effects.record("plan");
         let target = ask!(target_env: elicit::<Target>(format!("Deploy {}?", args.service)));
         self.effects.record("after");
@@ -71,13 +74,22 @@ impl Asker {
 }
 
 fn server(effects: Effects) -> TestServer<Asker> {
-    TestServer::new(Asker { effects }, Asker::tool_router(), test_runtime("behaviour-answers"))
+    TestServer::new(
+        Asker { effects },
+        Asker::tool_router(),
+        test_runtime("behaviour-answers"),
+    )
 }
 
 /// A modern session on a fresh server, plus its effect log.
 async fn modern() -> (Session, Effects) {
     let effects = Effects::default();
-    let session = connect(server(effects.clone()), ScriptedClient::new(Caps::FORM_ONLY), Era::Modern).await;
+    let session = connect(
+        server(effects.clone()),
+        ScriptedClient::new(Caps::FORM_ONLY),
+        Era::Modern,
+    )
+    .await;
     (session, effects)
 }
 
@@ -94,14 +106,26 @@ async fn missing_answer_is_asked_again_without_rerunning_code() {
     assert_eq!(keys_of(&first), ["target_env"]);
     assert_eq!(effects.all(), ["plan"]);
 
-    let again = expect_input_required(session.round("deploy", ARGS(), None, first.request_state.clone()).await);
+    let again = expect_input_required(
+        session
+            .round("deploy", ARGS(), None, first.request_state.clone())
+            .await,
+    );
     assert_eq!(keys_of(&again), ["target_env"]);
-    assert_eq!(requests_of(&again), requests_of(&first), "the same request is re-issued, not re-evaluated");
+    assert_eq!(
+        requests_of(&again),
+        requests_of(&first),
+        "the same request is re-issued, not re-evaluated"
+    );
     assert!(again.request_state.is_some());
     assert_eq!(effects.all(), ["plan"], "a re-ask runs no user code");
 
     let answer = json!({"target_env": accepted(json!({"environment": "staging"}))});
-    let done = expect_complete(session.round("deploy", ARGS(), Some(answer), again.request_state).await);
+    let done = expect_complete(
+        session
+            .round("deploy", ARGS(), Some(answer), again.request_state)
+            .await,
+    );
     assert_eq!(text_of(&done), "staging");
     assert_eq!(effects.all(), ["plan", "after"]);
     session.close().await;
@@ -124,10 +148,21 @@ async fn malformed_answers_are_asked_again_without_rerunning_code() {
     ];
     let mut state = first.request_state.clone();
     for bad in malformed {
-        let response = session.round("deploy", ARGS(), Some(json!({"target_env": bad.clone()})), state).await;
+        let response = session
+            .round(
+                "deploy",
+                ARGS(),
+                Some(json!({"target_env": bad.clone()})),
+                state,
+            )
+            .await;
         let again = expect_input_required(response);
         assert_eq!(keys_of(&again), ["target_env"], "after {bad}");
-        assert_eq!(effects.all(), ["plan"], "after {bad}: a re-ask runs no user code");
+        assert_eq!(
+            effects.all(),
+            ["plan"],
+            "after {bad}: a re-ask runs no user code"
+        );
         state = again.request_state;
     }
     let answer = json!({"target_env": accepted(json!({"environment": "prod"}))});
@@ -142,7 +177,11 @@ async fn answer_under_a_wrong_key_is_ignored_and_the_key_asked_again() {
     let (session, effects) = modern().await;
     let first = expect_input_required(session.round("deploy", ARGS(), None, None).await);
     let wrong = json!({"target": accepted(json!({"environment": "prod"})), "env": accepted(json!({"environment": "prod"}))});
-    let again = expect_input_required(session.round("deploy", ARGS(), Some(wrong), first.request_state).await);
+    let again = expect_input_required(
+        session
+            .round("deploy", ARGS(), Some(wrong), first.request_state)
+            .await,
+    );
     assert_eq!(keys_of(&again), ["target_env"]);
     assert_eq!(effects.all(), ["plan"]);
     session.close().await;
@@ -155,13 +194,29 @@ async fn partial_answers_are_kept_and_only_the_missing_key_is_asked_again() {
     assert_eq!(keys_of(&first), ["env", "replicas"]);
 
     let only_env = json!({"env": accepted(json!({"environment": "staging"}))});
-    let second = expect_input_required(session.round("pair", ARGS(), Some(only_env), first.request_state).await);
-    assert_eq!(keys_of(&second), ["replicas"], "only the unanswered key goes out again");
+    let second = expect_input_required(
+        session
+            .round("pair", ARGS(), Some(only_env), first.request_state)
+            .await,
+    );
+    assert_eq!(
+        keys_of(&second),
+        ["replicas"],
+        "only the unanswered key goes out again"
+    );
     assert_eq!(effects.all(), ["plan"]);
 
     let only_replicas = json!({"replicas": accepted(json!({"n": 4}))});
-    let done = expect_complete(session.round("pair", ARGS(), Some(only_replicas), second.request_state).await);
-    assert_eq!(text_of(&done), "env=staging replicas=4", "the earlier round's answer was kept in the state");
+    let done = expect_complete(
+        session
+            .round("pair", ARGS(), Some(only_replicas), second.request_state)
+            .await,
+    );
+    assert_eq!(
+        text_of(&done),
+        "env=staging replicas=4",
+        "the earlier round's answer was kept in the state"
+    );
     assert_eq!(effects.all(), ["plan", "after"]);
     session.close().await;
 }
@@ -170,8 +225,13 @@ async fn partial_answers_are_kept_and_only_the_missing_key_is_asked_again() {
 async fn an_accepted_key_and_a_cancelled_key_are_each_decoded() {
     let (session, effects) = modern().await;
     let first = expect_input_required(session.round("pair", ARGS(), None, None).await);
-    let answers = json!({"env": accepted(json!({"environment": "prod"})), "replicas": {"action": "cancel"}});
-    let done = expect_complete(session.round("pair", ARGS(), Some(answers), first.request_state).await);
+    let answers =
+        json!({"env": accepted(json!({"environment": "prod"})), "replicas": {"action": "cancel"}});
+    let done = expect_complete(
+        session
+            .round("pair", ARGS(), Some(answers), first.request_state)
+            .await,
+    );
     assert_eq!(text_of(&done), "env=prod replicas=cancelled");
     assert_eq!(effects.all(), ["plan", "after"]);
     session.close().await;
@@ -189,27 +249,49 @@ async fn an_accepted_key_and_a_cancelled_key_are_each_decoded() {
 #[tokio::test]
 async fn a_malformed_client_answer_is_asked_again_in_both_eras() {
     let client = || {
-        ScriptedClient::new(Caps::FORM_ONLY)
-            .on_elicit("Deploy api?", [accept(json!({"environment": 5})), Reply::AcceptEmpty, accept(json!({"environment": "prod"}))])
+        ScriptedClient::new(Caps::FORM_ONLY).on_elicit(
+            "Deploy api?",
+            [
+                accept(json!({"environment": 5})),
+                Reply::AcceptEmpty,
+                accept(json!({"environment": "prod"})),
+            ],
+        )
     };
     let both = run_both(server, client, "deploy", ARGS()).await;
     both.assert_table("prod", 3, 3);
-    assert_eq!(both.legacy.effects, ["plan", "after"], "the re-ask re-ran nothing");
-    assert_eq!(both.modern.asked_keys(), [["target_env"], ["target_env"], ["target_env"]]);
+    assert_eq!(
+        both.legacy.effects,
+        ["plan", "after"],
+        "the re-ask re-ran nothing"
+    );
+    assert_eq!(
+        both.modern.asked_keys(),
+        [["target_env"], ["target_env"], ["target_env"]]
+    );
 }
 
 #[tokio::test]
 async fn a_legacy_client_that_never_answers_validly_fails_the_call_without_running_on() {
-    let client = ScriptedClient::new(Caps::FORM_ONLY).on_elicit("Deploy api?", [accept(json!({"environment": 5}))]);
+    let client = ScriptedClient::new(Caps::FORM_ONLY)
+        .on_elicit("Deploy api?", [accept(json!({"environment": 5}))]);
     let legacy = run(Era::Legacy, server, client, "deploy", ARGS()).await;
-    assert!(legacy.outcome().starts_with("rpc error -32603"), "{}", legacy.outcome());
+    assert!(
+        legacy.outcome().starts_with("rpc error -32603"),
+        "{}",
+        legacy.outcome()
+    );
     assert_eq!(legacy.effects, ["plan"]);
     assert_eq!(legacy.asks(), 3, "asked a bounded number of times");
 
-    let client = ScriptedClient::new(Caps::FORM_ONLY).on_elicit("Deploy api?", [accept(json!({"environment": 5}))]);
+    let client = ScriptedClient::new(Caps::FORM_ONLY)
+        .on_elicit("Deploy api?", [accept(json!({"environment": 5}))]);
     let modern = run(Era::Modern, server, client, "deploy", ARGS()).await;
     assert!(
-        matches!(modern.result, Err(ServiceError::InputRequiredRoundsExceeded { .. })),
+        matches!(
+            modern.result,
+            Err(ServiceError::InputRequiredRoundsExceeded { .. })
+        ),
         "the modern client gives up on its own: {:?}",
         modern.result
     );
@@ -221,8 +303,16 @@ async fn an_ask_the_client_cannot_serve_is_refused_with_32021_in_both_eras() {
     for era in ERAS {
         let client = ScriptedClient::new(Caps::NONE);
         let run = run(era, server, client, "deploy", ARGS()).await;
-        assert!(run.outcome().starts_with("rpc error -32021"), "{era:?}: {}", run.outcome());
+        assert!(
+            run.outcome().starts_with("rpc error -32021"),
+            "{era:?}: {}",
+            run.outcome()
+        );
         assert_eq!(run.effects, ["plan"], "{era:?}");
-        assert_eq!(run.asks(), 0, "{era:?}: nothing undeclared goes on the wire");
+        assert_eq!(
+            run.asks(),
+            0,
+            "{era:?}: nothing undeclared goes on the wire"
+        );
     }
 }

@@ -109,9 +109,15 @@ struct Flows {
 impl Flows {
     #[mrtr_tool]
     #[tool(description = "straight line: a carried struct and String across two asks")]
-    async fn straight_line(&self, Parameters(args): Parameters<Args>) -> Result<CallToolResult, ErrorData> {
+    async fn straight_line(
+        &self,
+        Parameters(args): Parameters<Args>,
+    ) -> Result<CallToolResult, ErrorData> {
         self.effects.record("plan");
-        let plan = Plan { id: format!("plan-{}", args.service), steps: vec!["build".into(), "ship".into()] };
+        let plan = Plan {
+            id: format!("plan-{}", args.service),
+            steps: vec!["build".into(), "ship".into()],
+        };
         let label = format!("{}-v{}", args.service, plan.steps.len());
         let scratch = plan.steps.len() * 10;
         self.effects.record(format!("scratch {scratch}"));
@@ -126,12 +132,18 @@ impl Flows {
             Answer::Decline | Answer::Cancel => "none".to_owned(),
         };
         self.effects.record("deploy");
-        Ok(reply(format!("{} {label} {} {note}", plan.id, target.environment)))
+        Ok(reply(format!(
+            "{} {label} {} {note}",
+            plan.id, target.environment
+        )))
     }
 
     #[mrtr_tool]
     #[tool(description = "if/else with an ask in both arms, the value flowing out")]
-    async fn branch(&self, Parameters(args): Parameters<Args>) -> Result<CallToolResult, ErrorData> {
+    async fn branch(
+        &self,
+        Parameters(args): Parameters<Args>,
+    ) -> Result<CallToolResult, ErrorData> {
         let base = format!("{}-base", args.service);
         self.effects.record("base");
         let region = if args.prod {
@@ -155,7 +167,10 @@ impl Flows {
 
     #[mrtr_tool]
     #[tool(description = "match: one arm returns early, one asks, one falls through")]
-    async fn match_return(&self, Parameters(args): Parameters<Args>) -> Result<CallToolResult, ErrorData> {
+    async fn match_return(
+        &self,
+        Parameters(args): Parameters<Args>,
+    ) -> Result<CallToolResult, ErrorData> {
         let tag = format!("[{}]", args.service);
         self.effects.record("tag");
         let summary = match args.mode {
@@ -178,7 +193,10 @@ impl Flows {
 
     #[mrtr_tool]
     #[tool(description = "loop with a per-iteration ask, breaking with a value")]
-    async fn loop_until_valid(&self, Parameters(args): Parameters<Args>) -> Result<CallToolResult, ErrorData> {
+    async fn loop_until_valid(
+        &self,
+        Parameters(args): Parameters<Args>,
+    ) -> Result<CallToolResult, ErrorData> {
         let max = args.max_tries;
         let mut tries = 0;
         self.effects.record("start");
@@ -200,7 +218,10 @@ impl Flows {
 
     #[mrtr_tool]
     #[tool(description = "while re-asking until the answer is valid")]
-    async fn while_reask(&self, Parameters(args): Parameters<Args>) -> Result<CallToolResult, ErrorData> {
+    async fn while_reask(
+        &self,
+        Parameters(args): Parameters<Args>,
+    ) -> Result<CallToolResult, ErrorData> {
         let mut attempt = 0u32;
         let mut code = String::new();
         self.effects.record(format!("start {}", args.service));
@@ -218,7 +239,10 @@ impl Flows {
 
     #[mrtr_tool]
     #[tool(description = "two asks in one round, then a third that depends on both")]
-    async fn two_then_third(&self, Parameters(args): Parameters<Args>) -> Result<CallToolResult, ErrorData> {
+    async fn two_then_third(
+        &self,
+        Parameters(args): Parameters<Args>,
+    ) -> Result<CallToolResult, ErrorData> {
         let stamp = format!("{}#1", args.service);
         self.effects.record("stamp");
         let (env, replicas) = ask!(
@@ -247,14 +271,21 @@ impl Flows {
         let Answer::Accept(port) = port else {
             return Err("no port given".to_owned());
         };
-        let port: u16 = port.name.trim().parse().map_err(|e| format!("bad port: {e}"))?;
+        let port: u16 = port
+            .name
+            .trim()
+            .parse()
+            .map_err(|e| format!("bad port: {e}"))?;
         self.effects.record("connect");
         Ok(format!("{host}:{port}"))
     }
 
     #[mrtr_tool]
     #[tool(description = "for loop resuming mid-iteration, one key per item")]
-    async fn for_items(&self, Parameters(args): Parameters<Args>) -> Result<CallToolResult, ErrorData> {
+    async fn for_items(
+        &self,
+        Parameters(args): Parameters<Args>,
+    ) -> Result<CallToolResult, ErrorData> {
         let items = args.items.clone();
         self.effects.record(format!("load {}", items.len()));
         let mut approved = Vec::new();
@@ -273,7 +304,10 @@ impl Flows {
 
     #[mrtr_tool]
     #[tool(description = "labelled break and continue around an ask in nested loops")]
-    async fn labelled(&self, Parameters(args): Parameters<Args>) -> Result<CallToolResult, ErrorData> {
+    async fn labelled(
+        &self,
+        Parameters(args): Parameters<Args>,
+    ) -> Result<CallToolResult, ErrorData> {
         let mut log: Vec<String> = Vec::new();
         'groups: for group in args.groups.clone() {
             for member in group.members.clone() {
@@ -281,10 +315,13 @@ impl Flows {
                 match vote {
                     Answer::Accept(Name { name }) if name == "skip-group" => continue 'groups,
                     Answer::Accept(Name { name }) if name == "stop" => break 'groups,
-                    Answer::Accept(Name { name }) => log.push(format!("{}:{member}={name}", group.name)),
+                    Answer::Accept(Name { name }) => {
+                        log.push(format!("{}:{member}={name}", group.name))
+                    }
                     Answer::Decline | Answer::Cancel => continue,
                 }
-                self.effects.record(format!("voted {}/{member}", group.name));
+                self.effects
+                    .record(format!("voted {}/{member}", group.name));
             }
             log.push(format!("{} closed", group.name));
         }
@@ -293,7 +330,10 @@ impl Flows {
 
     #[mrtr_tool]
     #[tool(description = "shadowing, tuple and struct patterns carried across an ask")]
-    async fn patterns(&self, Parameters(args): Parameters<Args>) -> Result<CallToolResult, ErrorData> {
+    async fn patterns(
+        &self,
+        Parameters(args): Parameters<Args>,
+    ) -> Result<CallToolResult, ErrorData> {
         let x = args.seed * 2;
         self.effects.record(format!("x={x}"));
         let x = ask!(x: elicit::<Name>(format!("x? (seed {x})")));
@@ -302,7 +342,10 @@ impl Flows {
             Answer::Decline | Answer::Cancel => "none".to_owned(),
         };
         let (a, b) = (x.len(), format!("{x}!"));
-        let Pair { left, right: mut r } = Pair { left: format!("<{x}"), right: format!("{x}>") };
+        let Pair { left, right: mut r } = Pair {
+            left: format!("<{x}"),
+            right: format!("{x}>"),
+        };
         let name = args.service.clone();
         let name = format!("{name}/{a}");
         self.effects.record(format!("bound {name}"));
@@ -315,7 +358,10 @@ impl Flows {
 
     #[mrtr_tool]
     #[tool(description = "carried Vec, HashMap, Value, Option<struct>, integers and user structs")]
-    async fn carried_types(&self, Parameters(args): Parameters<Args>) -> Result<CallToolResult, ErrorData> {
+    async fn carried_types(
+        &self,
+        Parameters(args): Parameters<Args>,
+    ) -> Result<CallToolResult, ErrorData> {
         let meta = json!({ "service": args.service, "tags": ["a", "b"], "depth": { "n": 1.5 } });
         let mut quotas = HashMap::new();
         quotas.insert(args.service.clone(), vec![1u32, 2]);
@@ -323,7 +369,10 @@ impl Flows {
         let mut count = 0;
         let big: u64 = u64::MAX - 1;
         let negative: i64 = -42;
-        let plan = Plan { id: "p1".into(), steps: vec!["x".into()] };
+        let plan = Plan {
+            id: "p1".into(),
+            steps: vec!["x".into()],
+        };
         let mut names = vec!["first".to_owned()];
         self.effects.record("prepared");
         let pick = ask!(owner: elicit::<Owner>("Owner?"));
@@ -331,7 +380,10 @@ impl Flows {
             owner = Some(picked);
             count += 1;
         }
-        quotas.entry("extra".to_owned()).or_insert_with(Vec::new).push(3);
+        quotas
+            .entry("extra".to_owned())
+            .or_insert_with(Vec::new)
+            .push(3);
         names.push("second".to_owned());
         self.effects.record("owner set");
         let note = ask!(note: elicit::<Name>(format!("Note ({count})?")));
@@ -349,7 +401,10 @@ impl Flows {
 
     #[mrtr_tool]
     #[tool(description = "roots then sampling, the sampled text depending on the roots")]
-    async fn roots_then_sample(&self, Parameters(args): Parameters<Args>) -> Result<CallToolResult, ErrorData> {
+    async fn roots_then_sample(
+        &self,
+        Parameters(args): Parameters<Args>,
+    ) -> Result<CallToolResult, ErrorData> {
         self.effects.record("begin");
         let listed = ask!(workspace: roots());
         let uris: Vec<String> = match listed {
@@ -370,7 +425,11 @@ impl Flows {
 }
 
 fn parse_host(service: &str) -> Result<String, String> {
-    if service.is_empty() { Err("empty service name".to_owned()) } else { Ok(format!("{service}.internal")) }
+    if service.is_empty() {
+        Err("empty service name".to_owned())
+    } else {
+        Ok(format!("{service}.internal"))
+    }
 }
 
 fn first_text(content: &Value) -> Option<String> {
@@ -382,11 +441,18 @@ fn first_text(content: &Value) -> Option<String> {
 }
 
 fn server(effects: Effects) -> TestServer<Flows> {
-    TestServer::new(Flows { effects }, Flows::tool_router(), test_runtime("behaviour-flow"))
+    TestServer::new(
+        Flows { effects },
+        Flows::tool_router(),
+        test_runtime("behaviour-flow"),
+    )
 }
 
 fn keys(rounds: &[&[&str]]) -> Vec<Vec<String>> {
-    rounds.iter().map(|round| round.iter().map(|key| (*key).to_owned()).collect()).collect()
+    rounds
+        .iter()
+        .map(|round| round.iter().map(|key| (*key).to_owned()).collect())
+        .collect()
 }
 
 // ---- the table ----
@@ -395,13 +461,22 @@ fn keys(rounds: &[&[&str]]) -> Vec<Vec<String>> {
 async fn straight_line_resumes_with_carried_locals_and_runs_each_effect_once() {
     let client = || {
         ScriptedClient::new(Caps::FORM_ONLY)
-            .on_elicit("Deploy api-v2 where?", [accept(json!({"environment": "staging"}))])
+            .on_elicit(
+                "Deploy api-v2 where?",
+                [accept(json!({"environment": "staging"}))],
+            )
             .on_elicit("Note for staging?", [accept(json!({"name": "hi"}))])
     };
     let both = run_both(server, client, "straight_line", json!({"service": "api"})).await;
     both.assert_table("plan-api api-v2 staging hi", 2, 2);
-    assert_eq!(both.modern.asked_keys(), keys(&[&["target_env"], &["note"]]));
-    assert_eq!(both.legacy.effects, ["plan", "scratch 20", "between", "deploy"]);
+    assert_eq!(
+        both.modern.asked_keys(),
+        keys(&[&["target_env"], &["note"]])
+    );
+    assert_eq!(
+        both.legacy.effects,
+        ["plan", "scratch 20", "between", "deploy"]
+    );
 }
 
 #[tokio::test]
@@ -414,14 +489,32 @@ async fn straight_line_declined_returns_early_from_the_resumed_step() {
 
 #[tokio::test]
 async fn branch_asks_in_the_taken_arm_and_joins_with_its_value() {
-    let prod = || ScriptedClient::new(Caps::FORM_ONLY).on_elicit("Deploy web-base to prod?", [accept(json!({"ok": true}))]);
-    let both = run_both(server, prod, "branch", json!({"service": "web", "prod": true})).await;
+    let prod = || {
+        ScriptedClient::new(Caps::FORM_ONLY)
+            .on_elicit("Deploy web-base to prod?", [accept(json!({"ok": true}))])
+    };
+    let both = run_both(
+        server,
+        prod,
+        "branch",
+        json!({"service": "web", "prod": true}),
+    )
+    .await;
     both.assert_table("web-base prod", 1, 1);
     assert_eq!(both.legacy.effects, ["base", "prod arm", "join"]);
     assert_eq!(both.modern.asked_keys(), keys(&[&["prod_ok"]]));
 
-    let region = || ScriptedClient::new(Caps::FORM_ONLY).on_elicit("Region for web-base?", [accept(json!({"name": "eu-west"}))]);
-    let both = run_both(server, region, "branch", json!({"service": "web", "prod": false})).await;
+    let region = || {
+        ScriptedClient::new(Caps::FORM_ONLY)
+            .on_elicit("Region for web-base?", [accept(json!({"name": "eu-west"}))])
+    };
+    let both = run_both(
+        server,
+        region,
+        "branch",
+        json!({"service": "web", "prod": false}),
+    )
+    .await;
     both.assert_table("web-base EU-WEST", 1, 1);
     assert_eq!(both.legacy.effects, ["base", "region arm", "join"]);
     assert_eq!(both.modern.asked_keys(), keys(&[&["region"]]));
@@ -435,20 +528,44 @@ async fn match_arms_return_early_fall_through_or_ask() {
             .on_elicit("Proceed with [db] blue?", [accept(json!({"ok": true}))])
             .on_elicit("Proceed with [db] auto?", [accept(json!({"ok": false}))])
     };
-    let manual = run_both(server, script, "match_return", json!({"service": "db", "mode": "manual"})).await;
+    let manual = run_both(
+        server,
+        script,
+        "match_return",
+        json!({"service": "db", "mode": "manual"}),
+    )
+    .await;
     manual.assert_table("[db] blue ack=true", 2, 2);
     assert_eq!(manual.legacy.effects, ["tag", "manual", "summary"]);
 
-    let auto = run_both(server, script, "match_return", json!({"service": "db", "mode": "auto"})).await;
+    let auto = run_both(
+        server,
+        script,
+        "match_return",
+        json!({"service": "db", "mode": "auto"}),
+    )
+    .await;
     auto.assert_table("[db] auto ack=false", 1, 1);
     assert_eq!(auto.legacy.effects, ["tag", "summary"]);
 
-    let skip = run_both(server, script, "match_return", json!({"service": "db", "mode": "skip"})).await;
+    let skip = run_both(
+        server,
+        script,
+        "match_return",
+        json!({"service": "db", "mode": "skip"}),
+    )
+    .await;
     skip.assert_table("[db] skipped", 0, 0);
     assert_eq!(skip.legacy.effects, ["tag"]);
 
     let refuse = || ScriptedClient::new(Caps::FORM_ONLY).on_elicit("Pick a plan", [Reply::Cancel]);
-    let declined = run_both(server, refuse, "match_return", json!({"service": "db", "mode": "manual"})).await;
+    let declined = run_both(
+        server,
+        refuse,
+        "match_return",
+        json!({"service": "db", "mode": "manual"}),
+    )
+    .await;
     declined.assert_table("[db] no pick", 1, 1);
     assert_eq!(declined.legacy.effects, ["tag", "manual"]);
 }
@@ -463,20 +580,39 @@ async fn loop_asks_with_a_distinct_key_per_iteration_until_the_answer_is_valid()
     };
     let both = run_both(server, client, "loop_until_valid", json!({"max_tries": 5})).await;
     both.assert_table("ann after 3", 3, 3);
-    assert_eq!(both.modern.asked_keys(), keys(&[&["name#0"], &["name#1"], &["name#2"]]));
+    assert_eq!(
+        both.modern.asked_keys(),
+        keys(&[&["name#0"], &["name#1"], &["name#2"]])
+    );
     assert_eq!(both.legacy.effects, ["start", "rejected 1", "rejected 2"]);
 
-    let stubborn = || ScriptedClient::new(Caps::FORM_ONLY).on_elicit("Name (try", [accept(json!({"name": "42"}))]);
-    let gave_up = run_both(server, stubborn, "loop_until_valid", json!({"max_tries": 2})).await;
+    let stubborn = || {
+        ScriptedClient::new(Caps::FORM_ONLY).on_elicit("Name (try", [accept(json!({"name": "42"}))])
+    };
+    let gave_up = run_both(
+        server,
+        stubborn,
+        "loop_until_valid",
+        json!({"max_tries": 2}),
+    )
+    .await;
     gave_up.assert_table("gave up after 2", 2, 2);
-    assert_eq!(gave_up.legacy.effects, ["start", "rejected 1", "rejected 2"]);
+    assert_eq!(
+        gave_up.legacy.effects,
+        ["start", "rejected 1", "rejected 2"]
+    );
 }
 
 #[tokio::test]
 async fn while_loop_reasks_until_valid_and_breaks_on_decline() {
     let client = || {
-        ScriptedClient::new(Caps::FORM_ONLY)
-            .on_elicit("Code for vault (attempt", [accept(json!({"name": "12"})), accept(json!({"name": "open"}))])
+        ScriptedClient::new(Caps::FORM_ONLY).on_elicit(
+            "Code for vault (attempt",
+            [
+                accept(json!({"name": "12"})),
+                accept(json!({"name": "open"})),
+            ],
+        )
     };
     let both = run_both(server, client, "while_reask", json!({"service": "vault"})).await;
     both.assert_table("code=open attempts=2", 2, 2);
@@ -492,14 +628,24 @@ async fn while_loop_reasks_until_valid_and_breaks_on_decline() {
 async fn two_asks_share_one_round_and_a_dependent_third_follows() {
     let client = || {
         ScriptedClient::new(Caps::FORM_ONLY)
-            .on_elicit("Environment for api#1?", [accept(json!({"environment": "prod"}))])
+            .on_elicit(
+                "Environment for api#1?",
+                [accept(json!({"environment": "prod"}))],
+            )
             .on_elicit("Replicas?", [accept(json!({"n": 3}))])
             .on_elicit("Deploy 3 replicas to prod?", [accept(json!({"ok": true}))])
     };
     let both = run_both(server, client, "two_then_third", json!({"service": "api"})).await;
     both.assert_table("api#1 prod x3 ok=true", 2, 3);
-    assert_eq!(both.modern.asked_keys(), keys(&[&["env", "replicas"], &["confirm"]]));
-    assert_eq!(both.modern.rounds[1].response_keys, ["env", "replicas"], "both answers came back in one retry");
+    assert_eq!(
+        both.modern.asked_keys(),
+        keys(&[&["env", "replicas"], &["confirm"]])
+    );
+    assert_eq!(
+        both.modern.rounds[1].response_keys,
+        ["env", "replicas"],
+        "both answers came back in one retry"
+    );
     assert_eq!(both.legacy.effects, ["stamp", "sized 3"]);
 }
 
@@ -508,7 +654,10 @@ async fn question_mark_propagates_the_users_error_before_and_after_an_ask() {
     let client = || {
         ScriptedClient::new(Caps::FORM_ONLY)
             .on_elicit("Port for good.internal?", [accept(json!({"name": "8080"}))])
-            .on_elicit("Port for bad.internal?", [accept(json!({"name": "eighty"}))])
+            .on_elicit(
+                "Port for bad.internal?",
+                [accept(json!({"name": "eighty"}))],
+            )
     };
     let ok = run_both(server, client, "question_mark", json!({"service": "good"})).await;
     ok.assert_table("good.internal:8080", 1, 1);
@@ -531,10 +680,22 @@ async fn for_loop_resumes_mid_iteration_with_the_remaining_items() {
             .on_elicit("Ship b?", [Reply::Decline])
             .on_elicit("Ship c?", [accept(json!({"ok": true}))])
     };
-    let both = run_both(server, client, "for_items", json!({"items": ["a", "b", "c"]})).await;
+    let both = run_both(
+        server,
+        client,
+        "for_items",
+        json!({"items": ["a", "b", "c"]}),
+    )
+    .await;
     both.assert_table(r#"approved=["a", "c"] skipped=1"#, 3, 3);
-    assert_eq!(both.modern.asked_keys(), keys(&[&["ship#0"], &["ship#1"], &["ship#2"]]));
-    assert_eq!(both.legacy.effects, ["load 3", "inspect a", "inspect b", "inspect c"]);
+    assert_eq!(
+        both.modern.asked_keys(),
+        keys(&[&["ship#0"], &["ship#1"], &["ship#2"]])
+    );
+    assert_eq!(
+        both.legacy.effects,
+        ["load 3", "inspect a", "inspect b", "inspect c"]
+    );
 
     let empty = run_both(server, client, "for_items", json!({"items": []})).await;
     empty.assert_table("approved=[] skipped=0", 0, 0);
@@ -557,7 +718,10 @@ async fn labelled_break_and_continue_leave_the_right_loop_across_asks() {
     ]});
     let both = run_both(server, client, "labelled", groups).await;
     both.assert_table("g1:a=yes,g2 closed", 4, 4);
-    assert_eq!(both.modern.asked_keys(), keys(&[&["vote#0.0"], &["vote#0.1"], &["vote#1.0"], &["vote#2.0"]]));
+    assert_eq!(
+        both.modern.asked_keys(),
+        keys(&[&["vote#0.0"], &["vote#0.1"], &["vote#1.0"], &["vote#2.0"]])
+    );
     assert_eq!(both.legacy.effects, ["voted g1/a"]);
 }
 
@@ -568,7 +732,13 @@ async fn shadowed_and_pattern_bound_locals_keep_their_own_values() {
             .on_elicit("x? (seed 42)", [accept(json!({"name": "abc"}))])
             .on_elicit("y for svc/3?", [accept(json!({"name": "Y"}))])
     };
-    let both = run_both(server, client, "patterns", json!({"service": "svc", "seed": 21})).await;
+    let both = run_both(
+        server,
+        client,
+        "patterns",
+        json!({"service": "svc", "seed": 21}),
+    )
+    .await;
     both.assert_table("abc|3|abc!|<abc|abc>Y|svc/3", 2, 2);
     assert_eq!(both.legacy.effects, ["x=42", "bound svc/3"]);
 }
@@ -591,7 +761,9 @@ async fn carried_collections_values_options_integers_and_structs_round_trip() {
     both.assert_table(&expected.to_string(), 2, 2);
 
     let nobody = || {
-        ScriptedClient::new(Caps::FORM_ONLY).on_elicit("Owner?", [Reply::Decline]).on_elicit("Note (0)?", [Reply::Cancel])
+        ScriptedClient::new(Caps::FORM_ONLY)
+            .on_elicit("Owner?", [Reply::Decline])
+            .on_elicit("Note (0)?", [Reply::Cancel])
     };
     let both = run_both(server, nobody, "carried_types", json!({"service": "svc"})).await;
     let expected = json!({
@@ -609,10 +781,22 @@ async fn roots_and_sampling_answers_flow_into_later_asks() {
     let client = || {
         ScriptedClient::new(Caps::ALL)
             .on_roots([root_uris(["file:///repo", "file:///docs"])])
-            .on_sample("Summarize file:///repo file:///docs for api", [text("two folders")])
+            .on_sample(
+                "Summarize file:///repo file:///docs for api",
+                [text("two folders")],
+            )
     };
-    let both = run_both(server, client, "roots_then_sample", json!({"service": "api"})).await;
+    let both = run_both(
+        server,
+        client,
+        "roots_then_sample",
+        json!({"service": "api"}),
+    )
+    .await;
     both.assert_table("2 roots: two folders", 2, 2);
-    assert_eq!(both.modern.asked_keys(), keys(&[&["workspace"], &["summary"]]));
+    assert_eq!(
+        both.modern.asked_keys(),
+        keys(&[&["workspace"], &["summary"]])
+    );
     assert_eq!(both.legacy.effects, ["begin", "roots 2"]);
 }

@@ -42,7 +42,8 @@ impl KeyMaterial {
         let expand = |info: &[u8]| {
             let mut okm = Zeroizing::new([0u8; 32]);
             // 32 bytes is far below HKDF-SHA256's 8160-byte limit.
-            hkdf.expand(info, okm.as_mut()).expect("32 bytes is a valid HKDF-SHA256 output length");
+            hkdf.expand(info, okm.as_mut())
+                .expect("32 bytes is a valid HKDF-SHA256 output length");
             okm
         };
         let aead_key = expand(b"xchacha20poly1305");
@@ -55,7 +56,12 @@ impl KeyMaterial {
     }
 
     /// Protects `claims`; `header` (the token's version and key id) is authenticated too.
-    pub(crate) fn protect(&self, mode: StateMode, header: &[u8], claims: &[u8]) -> Result<Vec<u8>, MrtrError> {
+    pub(crate) fn protect(
+        &self,
+        mode: StateMode,
+        header: &[u8],
+        claims: &[u8],
+    ) -> Result<Vec<u8>, MrtrError> {
         match mode {
             StateMode::Aead => {
                 let mut body = Vec::with_capacity(NONCE_LEN + claims.len() + AEAD_TAG_LEN);
@@ -76,7 +82,12 @@ impl KeyMaterial {
                 body.resize(TOKEN_ID_LEN, 0);
                 fill_random(&mut body)?;
                 body.extend_from_slice(claims);
-                let tag = self.mac(&self.sign).chain_update(header).chain_update(&body).finalize().into_bytes();
+                let tag = self
+                    .mac(&self.sign)
+                    .chain_update(header)
+                    .chain_update(&body)
+                    .finalize()
+                    .into_bytes();
                 body.extend_from_slice(&tag);
                 Ok(body)
             }
@@ -86,7 +97,12 @@ impl KeyMaterial {
     /// Verifies and, in AEAD mode, decrypts a body; returns the claims bytes.
     ///
     /// The caller has already checked the minimum length for `mode`.
-    pub(crate) fn unprotect(&self, mode: StateMode, header: &[u8], mut body: Vec<u8>) -> Result<Vec<u8>, ()> {
+    pub(crate) fn unprotect(
+        &self,
+        mode: StateMode,
+        header: &[u8],
+        mut body: Vec<u8>,
+    ) -> Result<Vec<u8>, ()> {
         match mode {
             StateMode::Aead => {
                 let tag_at = body.len() - AEAD_TAG_LEN;
@@ -95,7 +111,9 @@ impl KeyMaterial {
                 let (nonce, message) = sealed.split_at_mut(NONCE_LEN);
                 let nonce = XNonce::try_from(&*nonce).map_err(|_| ())?;
                 // Poly1305 verification inside the crate compares tags in constant time.
-                self.aead.decrypt_inout_detached(&nonce, header, message.into(), &tag).map_err(|_| ())?;
+                self.aead
+                    .decrypt_inout_detached(&nonce, header, message.into(), &tag)
+                    .map_err(|_| ())?;
                 body.truncate(tag_at);
                 body.drain(..NONCE_LEN);
                 Ok(body)
@@ -104,7 +122,11 @@ impl KeyMaterial {
                 let tag_at = body.len() - HMAC_TAG_LEN;
                 let (signed, tag) = body.split_at(tag_at);
                 // `verify_slice` compares in constant time.
-                self.mac(&self.sign).chain_update(header).chain_update(signed).verify_slice(tag).map_err(|_| ())?;
+                self.mac(&self.sign)
+                    .chain_update(header)
+                    .chain_update(signed)
+                    .verify_slice(tag)
+                    .map_err(|_| ())?;
                 body.truncate(tag_at);
                 body.drain(..TOKEN_ID_LEN);
                 Ok(body)
@@ -143,7 +165,8 @@ fn short(mac: HmacSha256) -> [u8; SHORT_HASH_LEN] {
 }
 
 fn fill_random(bytes: &mut [u8]) -> Result<(), MrtrError> {
-    getrandom::fill(bytes).map_err(|e| MrtrError::Internal(format!("the OS random generator failed: {e}")))
+    getrandom::fill(bytes)
+        .map_err(|e| MrtrError::Internal(format!("the OS random generator failed: {e}")))
 }
 
 fn internal(what: &str) -> MrtrError {

@@ -48,7 +48,11 @@ pub(crate) struct Stamp {
 
 pub(crate) fn encode(stamp: &Stamp, continuation: &Continuation) -> Result<Vec<u8>, String> {
     let mut out = Vec::with_capacity(96 + continuation.step.len() + continuation.carried.len());
-    out.push(if stamp.principal.is_some() { FLAG_PRINCIPAL } else { 0 });
+    out.push(if stamp.principal.is_some() {
+        FLAG_PRINCIPAL
+    } else {
+        0
+    });
     put_varint(&mut out, stamp.issued_at);
     let lifetime = stamp
         .expires_at
@@ -91,20 +95,33 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<(Stamp, Continuation), String> {
         return Err(format!("unknown flags {flags:#04x}"));
     }
     let issued_at = input.varint("issued_at")?;
-    let expires_at = issued_at.checked_add(input.varint("lifetime")?).ok_or("expiry overflows")?;
+    let expires_at = issued_at
+        .checked_add(input.varint("lifetime")?)
+        .ok_or("expiry overflows")?;
     let round = u32::try_from(input.varint("round")?).map_err(|_| "round out of range")?;
     let fingerprint = u64::from_le_bytes(input.array("fingerprint")?);
     let bind = input.array("bind")?;
     let audience = input.array("audience")?;
-    let principal = if flags & FLAG_PRINCIPAL != 0 { Some(input.array("principal")?) } else { None };
+    let principal = if flags & FLAG_PRINCIPAL != 0 {
+        Some(input.array("principal")?)
+    } else {
+        None
+    };
     let step = input.text("step")?;
     let mut pending = BTreeMap::new();
     for _ in 0..input.count("pending")? {
         let key = input.text("ask key")?;
         let method = input.byte("ask method")?;
-        let params = if method & METHOD_HAS_PARAMS != 0 { Some(input.cbor("ask params")?) } else { None };
+        let params = if method & METHOD_HAS_PARAMS != 0 {
+            Some(input.cbor("ask params")?)
+        } else {
+            None
+        };
         let method = input_method(method & !METHOD_HAS_PARAMS)?;
-        if pending.insert(key, InputRequest { method, params }).is_some() {
+        if pending
+            .insert(key, InputRequest { method, params })
+            .is_some()
+        {
             return Err("duplicate ask key".into());
         }
     }
@@ -115,8 +132,21 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<(Stamp, Continuation), String> {
             return Err("duplicate answer key".into());
         }
     }
-    let stamp = Stamp { issued_at, expires_at, bind, audience, principal };
-    let continuation = Continuation { step, fingerprint, round, pending, answered, carried: input.rest.to_vec() };
+    let stamp = Stamp {
+        issued_at,
+        expires_at,
+        bind,
+        audience,
+        principal,
+    };
+    let continuation = Continuation {
+        step,
+        fingerprint,
+        round,
+        pending,
+        answered,
+        carried: input.rest.to_vec(),
+    };
     Ok((stamp, continuation))
 }
 
@@ -207,7 +237,8 @@ impl Reader<'_> {
     }
 
     fn text(&mut self, what: &str) -> Result<String, String> {
-        let len = usize::try_from(self.varint(what)?).map_err(|_| format!("length out of range at {what}"))?;
+        let len = usize::try_from(self.varint(what)?)
+            .map_err(|_| format!("length out of range at {what}"))?;
         let bytes = self.take(len, what)?;
         String::from_utf8(bytes.to_vec()).map_err(|_| format!("{what} is not UTF-8"))
     }
@@ -236,10 +267,25 @@ mod tests {
             fingerprint: 0x0123_4567_89ab_cdef,
             round: 2,
             pending: BTreeMap::from([
-                ("confirm".to_owned(), InputRequest { method: InputMethod::Elicitation, params: Some(json!({"message": "ok?"})) }),
-                ("roots".to_owned(), InputRequest { method: InputMethod::Roots, params: None }),
+                (
+                    "confirm".to_owned(),
+                    InputRequest {
+                        method: InputMethod::Elicitation,
+                        params: Some(json!({"message": "ok?"})),
+                    },
+                ),
+                (
+                    "roots".to_owned(),
+                    InputRequest {
+                        method: InputMethod::Roots,
+                        params: None,
+                    },
+                ),
             ]),
-            answered: BTreeMap::from([("roots".to_owned(), json!({"roots": [{"uri": "file:///w"}]}))]),
+            answered: BTreeMap::from([(
+                "roots".to_owned(),
+                json!({"roots": [{"uri": "file:///w"}]}),
+            )]),
             carried: vec![0x63, b'a', b'b', b'c'],
         };
         (stamp, continuation)
@@ -258,13 +304,18 @@ mod tests {
         let bytes = encode(&stamp, &continuation).unwrap();
         let carried_at = bytes.len() - continuation.carried.len();
         for len in 0..carried_at {
-            assert!(decode(&bytes[..len]).is_err(), "a prefix of {len} bytes decoded");
+            assert!(
+                decode(&bytes[..len]).is_err(),
+                "a prefix of {len} bytes decoded"
+            );
         }
     }
 
     #[test]
     fn overlong_varints_are_rejected() {
-        let mut reader = Reader { rest: &[0x81, 0x00] };
+        let mut reader = Reader {
+            rest: &[0x81, 0x00],
+        };
         assert!(reader.varint("test").is_err());
         let mut reader = Reader { rest: &[0xff; 11] };
         assert!(reader.varint("test").is_err());

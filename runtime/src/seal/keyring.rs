@@ -46,8 +46,9 @@ impl StateKey {
     /// A fresh random 32-byte key.
     pub fn generate(kid: impl Into<String>) -> Result<Self, MrtrError> {
         let mut secret = Zeroizing::new(vec![0u8; MIN_KEY_BYTES]);
-        getrandom::fill(&mut secret)
-            .map_err(|e| MrtrError::Internal(format!("cannot draw a random state key from the OS: {e}")))?;
+        getrandom::fill(&mut secret).map_err(|e| {
+            MrtrError::Internal(format!("cannot draw a random state key from the OS: {e}"))
+        })?;
         StateKey::new(kid, secret.to_vec())
     }
 
@@ -62,7 +63,9 @@ impl StateKey {
 
 impl fmt::Debug for StateKey {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("StateKey").field("kid", &self.kid).finish_non_exhaustive()
+        f.debug_struct("StateKey")
+            .field("kid", &self.kid)
+            .finish_non_exhaustive()
     }
 }
 
@@ -115,16 +118,24 @@ impl KeyRing {
             let position = index + 1;
             let entry = entry.trim();
             if entry.is_empty() {
-                return Err(format!("entry {position} is empty; expected `kid:<base64url key>`"));
+                return Err(format!(
+                    "entry {position} is empty; expected `kid:<base64url key>`"
+                ));
             }
             let Some((kid, encoded)) = entry.split_once(':') else {
-                return Err(format!("entry {position} has no `kid:` prefix; expected `kid:<base64url key>`"));
+                return Err(format!(
+                    "entry {position} has no `kid:` prefix; expected `kid:<base64url key>`"
+                ));
             };
             let kid = kid.trim();
             check_kid(kid).map_err(|reason| format!("entry {position}: {reason}"))?;
-            let secret = URL_SAFE_NO_PAD_INDIFFERENT.decode(encoded.trim()).map_err(|_| {
-                format!("key `{kid}` is not base64url (alphabet A-Z a-z 0-9 - _, padding optional)")
-            })?;
+            let secret = URL_SAFE_NO_PAD_INDIFFERENT
+                .decode(encoded.trim())
+                .map_err(|_| {
+                    format!(
+                        "key `{kid}` is not base64url (alphabet A-Z a-z 0-9 - _, padding optional)"
+                    )
+                })?;
             let secret = Zeroizing::new(secret);
             let key = StateKey::checked(kid.to_owned(), secret)?;
             match &mut ring {
@@ -155,10 +166,15 @@ impl fmt::Debug for KeyRing {
 
 pub(crate) fn check_kid(kid: &str) -> Result<(), String> {
     if kid.is_empty() || kid.len() > MAX_KID_LEN {
-        return Err(format!("a key id must be 1 to {MAX_KID_LEN} characters long"));
+        return Err(format!(
+            "a key id must be 1 to {MAX_KID_LEN} characters long"
+        ));
     }
     if !kid.bytes().all(is_kid_byte) {
-        return Err(format!("key id `{}` may only use A-Z a-z 0-9 _ -", kid.escape_debug()));
+        return Err(format!(
+            "key id `{}` may only use A-Z a-z 0-9 _ -",
+            kid.escape_debug()
+        ));
     }
     Ok(())
 }

@@ -84,7 +84,12 @@ struct Inner {
 impl Sealer {
     pub fn from_config(config: &StateConfig) -> Result<Self, MrtrError> {
         config.validate()?;
-        let keys = config.keys.keys().iter().map(|key| (key.kid().to_owned(), KeyMaterial::derive(key))).collect();
+        let keys = config
+            .keys
+            .keys()
+            .iter()
+            .map(|key| (key.kid().to_owned(), KeyMaterial::derive(key)))
+            .collect();
         Ok(Sealer {
             inner: Arc::new(Inner {
                 mode: config.mode,
@@ -97,19 +102,30 @@ impl Sealer {
         })
     }
 
-    pub fn seal(&self, continuation: &Continuation, binding: &Binding) -> Result<String, MrtrError> {
+    pub fn seal(
+        &self,
+        continuation: &Continuation,
+        binding: &Binding,
+    ) -> Result<String, MrtrError> {
         let inner = &*self.inner;
-        let (kid, key) = inner.keys.first().ok_or_else(|| MrtrError::Internal("the key ring is empty".into()))?;
+        let (kid, key) = inner
+            .keys
+            .first()
+            .ok_or_else(|| MrtrError::Internal("the key ring is empty".into()))?;
         let issued_at = inner.clock.now();
         let stamp = Stamp {
             issued_at,
             expires_at: issued_at.saturating_add(inner.ttl_secs),
             bind: binding.bind.0,
             audience: inner.audience,
-            principal: binding.principal.as_deref().map(|subject| key.principal_hash(subject)),
+            principal: binding
+                .principal
+                .as_deref()
+                .map(|subject| key.principal_hash(subject)),
         };
-        let claims = claims::encode(&stamp, continuation)
-            .map_err(|reason| MrtrError::Internal(format!("cannot encode the continuation: {reason}")))?;
+        let claims = claims::encode(&stamp, continuation).map_err(|reason| {
+            MrtrError::Internal(format!("cannot encode the continuation: {reason}"))
+        })?;
         let header = token::header(inner.mode, kid);
         let body = key.protect(inner.mode, header.as_bytes(), &claims)?;
         let token = token::assemble(&header, &body);
@@ -132,7 +148,11 @@ impl Sealer {
     pub fn open(&self, token: &str, binding: &Binding) -> Result<Opened, MrtrError> {
         let inner = &*self.inner;
         if token.len() > inner.max_bytes {
-            return Err(rejected(format!("{} bytes, over the cap of {}", token.len(), inner.max_bytes)));
+            return Err(rejected(format!(
+                "{} bytes, over the cap of {}",
+                token.len(),
+                inner.max_bytes
+            )));
         }
         let parsed = token::parse(token, inner.mode, cipher::min_body_len(inner.mode))
             .map_err(|reason| rejected(format!("format: {reason}")))?;
@@ -140,29 +160,51 @@ impl Sealer {
             .keys
             .iter()
             .find(|(kid, _)| kid == parsed.kid)
-            .ok_or_else(|| rejected(format!("unknown key id `{}` (retired, or minted elsewhere)", parsed.kid)))?;
+            .ok_or_else(|| {
+                rejected(format!(
+                    "unknown key id `{}` (retired, or minted elsewhere)",
+                    parsed.kid
+                ))
+            })?;
         let claims = key
             .unprotect(inner.mode, parsed.header.as_bytes(), parsed.body)
             .map_err(|()| rejected(format!("tag does not verify under key `{}`", parsed.kid)))?;
         // Authenticated bytes that do not decode mean a bug or a leaked key, not a client typo.
-        let (stamp, continuation) = claims::decode(&claims).map_err(|reason| rejected(format!("claims: {reason}")))?;
+        let (stamp, continuation) =
+            claims::decode(&claims).map_err(|reason| rejected(format!("claims: {reason}")))?;
         let now = inner.clock.now();
         if now >= stamp.expires_at {
-            return Err(rejected(format!("expired at {} (now {now})", stamp.expires_at)));
+            return Err(rejected(format!(
+                "expired at {} (now {now})",
+                stamp.expires_at
+            )));
         }
         if !bool::from(stamp.audience.ct_eq(&inner.audience)) {
             return Err(rejected("minted for another audience".into()));
         }
         if !bool::from(stamp.bind.ct_eq(&binding.bind.0)) {
-            return Err(rejected("bound to another request (method, target or arguments differ)".into()));
+            return Err(rejected(
+                "bound to another request (method, target or arguments differ)".into(),
+            ));
         }
-        let presented = binding.principal.as_deref().map(|subject| key.principal_hash(subject));
+        let presented = binding
+            .principal
+            .as_deref()
+            .map(|subject| key.principal_hash(subject));
         match (stamp.principal, presented) {
             (None, None) => {}
             (Some(sealed), Some(presented)) if bool::from(sealed.ct_eq(&presented)) => {}
             (Some(_), Some(_)) => return Err(rejected("bound to another principal".into())),
-            (Some(_), None) => return Err(rejected("bound to a principal, presented without one".into())),
-            (None, Some(_)) => return Err(rejected("minted without a principal, presented with one".into())),
+            (Some(_), None) => {
+                return Err(rejected(
+                    "bound to a principal, presented without one".into(),
+                ));
+            }
+            (None, Some(_)) => {
+                return Err(rejected(
+                    "minted without a principal, presented with one".into(),
+                ));
+            }
         }
         Ok(Opened {
             continuation,
@@ -175,7 +217,12 @@ impl Sealer {
 
 impl std::fmt::Debug for Sealer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let kids: Vec<&str> = self.inner.keys.iter().map(|(kid, _)| kid.as_str()).collect();
+        let kids: Vec<&str> = self
+            .inner
+            .keys
+            .iter()
+            .map(|(kid, _)| kid.as_str())
+            .collect();
         f.debug_struct("Sealer")
             .field("mode", &self.inner.mode)
             .field("kids", &kids)
@@ -187,7 +234,10 @@ impl std::fmt::Debug for Sealer {
 
 /// The audience is configuration, not a secret; 128 bits keep two services' names apart.
 fn audience_hash(audience: &str) -> [u8; AUDIENCE_LEN] {
-    let digest = Sha256::new().chain_update(b"mrtr/audience/v1\0").chain_update(audience.as_bytes()).finalize();
+    let digest = Sha256::new()
+        .chain_update(b"mrtr/audience/v1\0")
+        .chain_update(audience.as_bytes())
+        .finalize();
     let mut out = [0u8; AUDIENCE_LEN];
     out.copy_from_slice(&digest[..AUDIENCE_LEN]);
     out

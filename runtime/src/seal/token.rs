@@ -69,9 +69,14 @@ pub(crate) fn parse(token: &str, mode: StateMode, min_body: usize) -> Result<Tok
         return Err("malformed key id".into());
     }
     let header = &token[..version_text.len() + kid.len() + 2];
-    let body = URL_SAFE_NO_PAD.decode(body).map_err(|_| "body is not canonical unpadded base64url")?;
+    let body = URL_SAFE_NO_PAD
+        .decode(body)
+        .map_err(|_| "body is not canonical unpadded base64url")?;
     if body.len() < min_body {
-        return Err(format!("body of {} bytes is shorter than the {min_body} bytes of nonce and tag", body.len()));
+        return Err(format!(
+            "body of {} bytes is shorter than the {min_body} bytes of nonce and tag",
+            body.len()
+        ));
     }
     Ok(Token { header, kid, body })
 }
