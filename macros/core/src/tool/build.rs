@@ -83,7 +83,11 @@ impl Builder<'_> {
         init: Option<Expr>,
         uninit: bool,
     ) -> BindingId {
-        let name = ident.to_string();
+        let name = match kind {
+            BindingKind::Rest(c) => format!("#rest{c}"),
+            BindingKind::Counter(c) => format!("#i{c}"),
+            BindingKind::Param | BindingKind::Local => ident.to_string(),
+        };
         let count = self.wire_counts.entry(name.clone()).or_insert(0);
         *count += 1;
         let wire = if *count == 1 {

@@ -27,18 +27,10 @@ fn rt() -> TokenStream {
     quote!(::mrtr::__private)
 }
 
-/// `match e { Ok(v) => v, Err(e) => return Ok(Flow::Fail(e)) }`: the runtime's errors end the
-/// round as a JSON-RPC error, whatever the user's error type is.
+/// Unwraps a runtime `Result` through the body's local `__mrtr_try!`: the runtime's errors end
+/// the round as a JSON-RPC error whatever the user's error type is, so `?` cannot be used.
 fn attempt(expr: TokenStream) -> TokenStream {
-    let rt = rt();
-    quote! {
-        match #expr {
-            ::core::result::Result::Ok(__mrtr_ok) => __mrtr_ok,
-            ::core::result::Result::Err(__mrtr_err) => {
-                return ::core::result::Result::Ok(#rt::Flow::Fail(__mrtr_err));
-            }
-        }
-    }
+    quote!(__mrtr_try!(#expr))
 }
 
 impl Gen<'_> {
@@ -118,11 +110,21 @@ impl Gen<'_> {
         }
     }
 
+    /// The wire key as documented: `name`, `name#{i0}`, `name#{i0}.{i1}`.
+    pub fn key_display(&self, site: SiteId, key: &Ident) -> String {
+        let loops = &self.body.sites[site].loops;
+        if loops.is_empty() {
+            return key.to_string();
+        }
+        let indices: Vec<String> = loops.iter().map(|c| format!("{{i{c}}}")).collect();
+        format!("{key}#{}", indices.join("."))
+    }
+
     pub fn layout(&self, site: SiteId) -> String {
         let keys: Vec<String> = self.body.sites[site]
             .keys
             .iter()
-            .map(|k| self.key_scheme(site, &k.key))
+            .map(|k| self.key_display(site, &k.key))
             .collect();
         let slots: Vec<&str> = self
             .step_slots(site)
@@ -761,6 +763,16 @@ impl Gen<'_> {
         });
         let arms = self.plan.arms.iter().map(|&arm| self.arm(arm));
         quote! {
+            macro_rules! __mrtr_try {
+                ($result:expr) => {
+                    match $result {
+                        ::core::result::Result::Ok(value) => value,
+                        ::core::result::Result::Err(error) => {
+                            return ::core::result::Result::Ok(#rt::Flow::Fail(error));
+                        }
+                    }
+                };
+            }
             #(#items)*
             #[allow(dead_code)]
             #[derive(Clone, Copy)]

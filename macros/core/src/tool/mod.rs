@@ -326,7 +326,7 @@ fn step_infos(machine: &codegen::Gen<'_>) -> Vec<TokenStream> {
         .enumerate()
         .map(|(site, s)| {
             let name = &s.step;
-            let keys = s.keys.iter().map(|k| machine.key_scheme(site, &k.key));
+            let keys = s.keys.iter().map(|k| machine.key_display(site, &k.key));
             let carried = machine.step_slots(site).into_iter().map(|b| machine.body.bindings[b].wire.clone());
             quote!(::mrtr::__private::StepInfo { name: #name, keys: &[#(#keys),*], carried: &[#(#carried),*] })
         })
@@ -343,7 +343,7 @@ fn steps_doc(machine: &codegen::Gen<'_>, name: &syn::Ident) -> String {
         let keys: Vec<String> = s
             .keys
             .iter()
-            .map(|k| format!("`{}`", machine.key_scheme(site, &k.key)))
+            .map(|k| format!("`{}`", machine.key_display(site, &k.key)))
             .collect();
         let carried: Vec<String> = machine
             .step_slots(site)
