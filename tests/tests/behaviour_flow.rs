@@ -69,7 +69,7 @@ enum Mode {
     Manual,
 }
 
-#[derive(Debug, Clone, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 struct Group {
     name: String,
     members: Vec<String>,

@@ -12,7 +12,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 /// The wire message of every `requestState` rejection: it never says which check failed.
-const REJECTED: &str = "Invalid params: requestState is invalid, expired or does not belong to this request";
+const REJECTED: &str =
+    "Invalid params: requestState is invalid, expired or does not belong to this request";
 const INVALID_PARAMS: i32 = -32602;
 
 #[derive(Debug, Clone, Serialize, Deserialize, mrtr::Elicit)]
@@ -39,7 +40,10 @@ struct Deployer {
 impl Deployer {
     #[mrtr_tool]
     #[tool(description = "deploy after one ask")]
-    async fn deploy(&self, Parameters(args): Parameters<Args>) -> Result<CallToolResult, ErrorData> {
+    async fn deploy(
+        &self,
+        Parameters(args): Parameters<Args>,
+    ) -> Result<CallToolResult, ErrorData> {
         let plan = format!("plan-{}-{}", args.service, args.replicas);
         self.effects.record("plan");
         let target = ask!(target_env: elicit::<Target>(format!("Deploy {}?", args.service)));
@@ -53,7 +57,10 @@ impl Deployer {
     /// The same body under another name: its tokens must not open `deploy`.
     #[mrtr_tool]
     #[tool(description = "deploy's twin")]
-    async fn deploy_twin(&self, Parameters(args): Parameters<Args>) -> Result<CallToolResult, ErrorData> {
+    async fn deploy_twin(
+        &self,
+        Parameters(args): Parameters<Args>,
+    ) -> Result<CallToolResult, ErrorData> {
         let plan = format!("plan-{}-{}", args.service, args.replicas);
         self.effects.record("plan");
         let target = ask!(target_env: elicit::<Target>(format!("Deploy {}?", args.service)));
@@ -66,7 +73,11 @@ impl Deployer {
 }
 
 fn deployer(effects: Effects) -> TestServer<Deployer> {
-    TestServer::new(Deployer { effects }, Deployer::tool_router(), test_runtime("behaviour-state"))
+    TestServer::new(
+        Deployer { effects },
+        Deployer::tool_router(),
+        test_runtime("behaviour-state"),
+    )
 }
 
 fn args() -> Value {
@@ -80,13 +91,23 @@ fn staging() -> Value {
 /// A fresh modern session on a deployer, its effects, and a first-round token for `tool`.
 async fn first_round(tool: &str) -> (Session, Effects, String) {
     let effects = Effects::default();
-    let session = connect(deployer(effects.clone()), ScriptedClient::new(Caps::FORM_ONLY), Era::Modern).await;
+    let session = connect(
+        deployer(effects.clone()),
+        ScriptedClient::new(Caps::FORM_ONLY),
+        Era::Modern,
+    )
+    .await;
     let first = expect_input_required(session.round(tool, args(), None, None).await);
-    let token = first.request_state.expect("a suspended call carries requestState");
+    let token = first
+        .request_state
+        .expect("a suspended call carries requestState");
     (session, effects, token)
 }
 
-fn assert_rejected(response: Result<rmcp::model::CallToolResponse, rmcp::service::ServiceError>, what: &str) {
+fn assert_rejected(
+    response: Result<rmcp::model::CallToolResponse, rmcp::service::ServiceError>,
+    what: &str,
+) {
     let (code, message) = expect_rpc_error(response);
     assert_eq!(code, INVALID_PARAMS, "{what}");
     assert_eq!(message, REJECTED, "{what}: the message names no check");
@@ -95,7 +116,11 @@ fn assert_rejected(response: Result<rmcp::model::CallToolResponse, rmcp::service
 #[tokio::test]
 async fn valid_token_resumes_and_runs_only_the_rest() {
     let (session, effects, token) = first_round("deploy").await;
-    let done = expect_complete(session.round("deploy", args(), Some(staging()), Some(token)).await);
+    let done = expect_complete(
+        session
+            .round("deploy", args(), Some(staging()), Some(token))
+            .await,
+    );
     assert_eq!(text_of(&done), "plan-api-2 to staging");
     assert_eq!(effects.all(), ["plan", "after"]);
     session.close().await;
@@ -107,26 +132,46 @@ async fn tampered_state_is_rejected_with_invalid_params() {
     let middle = token.len() / 2;
     let flipped_char = |c: char| if c == 'A' { 'B' } else { 'A' };
     let mut flipped = token.clone();
-    flipped.replace_range(middle..middle + 1, &flipped_char(token[middle..].chars().next().unwrap()).to_string());
+    flipped.replace_range(
+        middle..middle + 1,
+        &flipped_char(token[middle..].chars().next().unwrap()).to_string(),
+    );
     let tampered = [
         ("one character changed", flipped),
         ("suffix appended", format!("{token}-TAMPERED")),
         ("truncated", token[..token.len() - 1].to_owned()),
         ("first half only", token[..middle].to_owned()),
         ("empty", String::new()),
-        ("not a token", "eyJzdGVwIjoiQWZ0ZXJUYXJnZXRFbnYifQ".to_owned()),
+        (
+            "not a token",
+            "eyJzdGVwIjoiQWZ0ZXJUYXJnZXRFbnYifQ".to_owned(),
+        ),
     ];
     for (what, state) in tampered {
-        assert_rejected(session.round("deploy", args(), Some(staging()), Some(state)).await, what);
+        assert_rejected(
+            session
+                .round("deploy", args(), Some(staging()), Some(state))
+                .await,
+            what,
+        );
     }
-    assert_eq!(effects.all(), ["plan"], "no user code ran for a rejected token");
+    assert_eq!(
+        effects.all(),
+        ["plan"],
+        "no user code ran for a rejected token"
+    );
     session.close().await;
 }
 
 #[tokio::test]
 async fn token_of_another_tool_is_rejected_with_invalid_params() {
     let (session, effects, token) = first_round("deploy_twin").await;
-    assert_rejected(session.round("deploy", args(), Some(staging()), Some(token)).await, "cross-tool");
+    assert_rejected(
+        session
+            .round("deploy", args(), Some(staging()), Some(token))
+            .await,
+        "cross-tool",
+    );
     assert_eq!(effects.all(), ["plan"]);
     session.close().await;
 }
@@ -135,12 +180,26 @@ async fn token_of_another_tool_is_rejected_with_invalid_params() {
 async fn token_for_other_arguments_is_rejected_but_reordered_arguments_are_not() {
     let (session, effects, token) = first_round("deploy").await;
     let other = json!({"service": "api", "replicas": 3});
-    assert_rejected(session.round("deploy", other, Some(staging()), Some(token.clone())).await, "cross-arguments");
+    assert_rejected(
+        session
+            .round("deploy", other, Some(staging()), Some(token.clone()))
+            .await,
+        "cross-arguments",
+    );
     assert_eq!(effects.all(), ["plan"]);
 
-    let reordered: Value = serde_json::from_str(r#"{ "replicas" : 2, "service" : "api" }"#).expect("valid JSON");
-    let done = expect_complete(session.round("deploy", reordered, Some(staging()), Some(token)).await);
-    assert_eq!(text_of(&done), "plan-api-2 to staging", "the same arguments in another key order bind the same");
+    let reordered: Value =
+        serde_json::from_str(r#"{ "replicas" : 2, "service" : "api" }"#).expect("valid JSON");
+    let done = expect_complete(
+        session
+            .round("deploy", reordered, Some(staging()), Some(token))
+            .await,
+    );
+    assert_eq!(
+        text_of(&done),
+        "plan-api-2 to staging",
+        "the same arguments in another key order bind the same"
+    );
     session.close().await;
 }
 
@@ -149,11 +208,24 @@ async fn token_resumes_on_another_instance_sharing_the_key() {
     let (first, first_effects, token) = first_round("deploy").await;
     first.close().await;
     let effects = Effects::default();
-    let second = connect(deployer(effects.clone()), ScriptedClient::new(Caps::FORM_ONLY), Era::Modern).await;
-    let done = expect_complete(second.round("deploy", args(), Some(staging()), Some(token)).await);
+    let second = connect(
+        deployer(effects.clone()),
+        ScriptedClient::new(Caps::FORM_ONLY),
+        Era::Modern,
+    )
+    .await;
+    let done = expect_complete(
+        second
+            .round("deploy", args(), Some(staging()), Some(token))
+            .await,
+    );
     assert_eq!(text_of(&done), "plan-api-2 to staging");
     assert_eq!(first_effects.all(), ["plan"]);
-    assert_eq!(effects.all(), ["after"], "the second instance ran only the code after the ask");
+    assert_eq!(
+        effects.all(),
+        ["after"],
+        "the second instance ran only the code after the ask"
+    );
     second.close().await;
 }
 
@@ -163,12 +235,19 @@ async fn token_sealed_with_another_key_is_rejected_with_invalid_params() {
     first.close().await;
     let effects = Effects::default();
     let server = TestServer::new(
-        Deployer { effects: effects.clone() },
+        Deployer {
+            effects: effects.clone(),
+        },
         Deployer::tool_router(),
         runtime_with("behaviour-state", b"a different key of thirty-two by", None),
     );
     let other = connect(server, ScriptedClient::new(Caps::FORM_ONLY), Era::Modern).await;
-    assert_rejected(other.round("deploy", args(), Some(staging()), Some(token)).await, "other key");
+    assert_rejected(
+        other
+            .round("deploy", args(), Some(staging()), Some(token))
+            .await,
+        "other key",
+    );
     assert!(effects.all().is_empty());
     other.close().await;
 }
@@ -179,12 +258,19 @@ async fn token_for_another_audience_is_rejected_with_invalid_params() {
     first.close().await;
     let effects = Effects::default();
     let server = TestServer::new(
-        Deployer { effects: effects.clone() },
+        Deployer {
+            effects: effects.clone(),
+        },
         Deployer::tool_router(),
         runtime_with("another-service", &TEST_KEY, None),
     );
     let other = connect(server, ScriptedClient::new(Caps::FORM_ONLY), Era::Modern).await;
-    assert_rejected(other.round("deploy", args(), Some(staging()), Some(token)).await, "other audience");
+    assert_rejected(
+        other
+            .round("deploy", args(), Some(staging()), Some(token))
+            .await,
+        "other audience",
+    );
     assert!(effects.all().is_empty());
     other.close().await;
 }
@@ -194,17 +280,32 @@ async fn expired_state_is_rejected_with_invalid_params() {
     let clock = TestClock::at(1_900_000_000);
     let effects = Effects::default();
     let server = TestServer::new(
-        Deployer { effects: effects.clone() },
+        Deployer {
+            effects: effects.clone(),
+        },
         Deployer::tool_router(),
         runtime_with("behaviour-state", &TEST_KEY, Some(&clock)),
     );
     let session = connect(server, ScriptedClient::new(Caps::FORM_ONLY), Era::Modern).await;
     let first = expect_input_required(session.round("deploy", args(), None, None).await);
     clock.advance(299);
-    let again = expect_input_required(session.round("deploy", args(), None, first.request_state).await);
-    assert_eq!(keys_of(&again), ["target_env"], "still valid just inside the default five minutes");
+    let again = expect_input_required(
+        session
+            .round("deploy", args(), None, first.request_state)
+            .await,
+    );
+    assert_eq!(
+        keys_of(&again),
+        ["target_env"],
+        "still valid just inside the default five minutes"
+    );
     clock.advance(301);
-    assert_rejected(session.round("deploy", args(), Some(staging()), again.request_state).await, "expired");
+    assert_rejected(
+        session
+            .round("deploy", args(), Some(staging()), again.request_state)
+            .await,
+        "expired",
+    );
     assert_eq!(effects.all(), ["plan"]);
     session.close().await;
 }
@@ -222,7 +323,10 @@ mod build_one {
     impl Evolving {
         #[mrtr_tool]
         #[tool(description = "carries a number across the ask")]
-        async fn evolving(&self, Parameters(args): Parameters<Args>) -> Result<CallToolResult, ErrorData> {
+        async fn evolving(
+            &self,
+            Parameters(args): Parameters<Args>,
+        ) -> Result<CallToolResult, ErrorData> {
             let carried = args.replicas * 10;
             self.effects.record("before");
             let target = ask!(target_env: elicit::<Target>("Where?"));
@@ -245,9 +349,13 @@ mod build_two {
     #[tool_router(vis = "pub")]
     impl Evolving {
         #[mrtr_tool]
-        #[tool(description = "now carries a string across the same ask")]
-        async fn evolving(&self, Parameters(args): Parameters<Args>) -> Result<CallToolResult, ErrorData> {
-            let carried = format!("{}0", args.replicas);
+        #[tool(description = "now carries a wider number, scaled differently, across the same ask")]
+        async fn evolving(
+            &self,
+            Parameters(args): Parameters<Args>,
+        ) -> Result<CallToolResult, ErrorData> {
+            // Same wire encoding as build one's u32, so only the layout fingerprint tells them apart.
+            let carried = u64::from(args.replicas) * 100;
             self.effects.record("before");
             let target = ask!(target_env: elicit::<Target>("Where?"));
             let target = match target {
@@ -262,24 +370,62 @@ mod build_two {
 #[tokio::test]
 async fn token_from_a_build_with_another_step_layout_is_rejected_with_invalid_params() {
     let one = |effects: Effects| {
-        TestServer::new(build_one::Evolving { effects }, build_one::Evolving::tool_router(), test_runtime("evolving"))
+        TestServer::new(
+            build_one::Evolving { effects },
+            build_one::Evolving::tool_router(),
+            test_runtime("evolving"),
+        )
     };
     let two = |effects: Effects| {
-        TestServer::new(build_two::Evolving { effects }, build_two::Evolving::tool_router(), test_runtime("evolving"))
+        TestServer::new(
+            build_two::Evolving { effects },
+            build_two::Evolving::tool_router(),
+            test_runtime("evolving"),
+        )
     };
-    let old = connect(one(Effects::default()), ScriptedClient::new(Caps::FORM_ONLY), Era::Modern).await;
+    let old = connect(
+        one(Effects::default()),
+        ScriptedClient::new(Caps::FORM_ONLY),
+        Era::Modern,
+    )
+    .await;
     let first = expect_input_required(old.round("evolving", args(), None, None).await);
-    let token = first.request_state.expect("a suspended call carries requestState");
+    let token = first
+        .request_state
+        .expect("a suspended call carries requestState");
     old.close().await;
 
-    let same_build = connect(one(Effects::default()), ScriptedClient::new(Caps::FORM_ONLY), Era::Modern).await;
-    let done = expect_complete(same_build.round("evolving", args(), Some(staging()), Some(token.clone())).await);
-    assert_eq!(text_of(&done), "20 staging", "the control: the same build resumes the token");
+    let same_build = connect(
+        one(Effects::default()),
+        ScriptedClient::new(Caps::FORM_ONLY),
+        Era::Modern,
+    )
+    .await;
+    let done = expect_complete(
+        same_build
+            .round("evolving", args(), Some(staging()), Some(token.clone()))
+            .await,
+    );
+    assert_eq!(
+        text_of(&done),
+        "20 staging",
+        "the control: the same build resumes the token"
+    );
     same_build.close().await;
 
     let effects = Effects::default();
-    let new_build = connect(two(effects.clone()), ScriptedClient::new(Caps::FORM_ONLY), Era::Modern).await;
-    assert_rejected(new_build.round("evolving", args(), Some(staging()), Some(token)).await, "layout changed");
+    let new_build = connect(
+        two(effects.clone()),
+        ScriptedClient::new(Caps::FORM_ONLY),
+        Era::Modern,
+    )
+    .await;
+    assert_rejected(
+        new_build
+            .round("evolving", args(), Some(staging()), Some(token))
+            .await,
+        "layout changed",
+    );
     assert!(effects.all().is_empty());
     new_build.close().await;
 }
