@@ -10,6 +10,7 @@
 
 pub mod demo;
 pub mod ops;
+pub mod reply;
 pub mod servers;
 
 use std::net::SocketAddr;
@@ -60,7 +61,7 @@ impl Launch {
 /// Logs go to stderr: on stdio, stdout belongs to the protocol.
 pub fn init_tracing() {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,rmcp=warn"));
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)

@@ -62,6 +62,36 @@ pub struct PromptCall {
     request: Request,
 }
 
+/// The `resources/read` counterpart of [`ToolCall`]. rmcp has no resource router, so a server's
+/// `read_resource` builds it and passes it as the first argument of a `#[mrtr_tool(resource)]`
+/// method.
+pub struct ResourceCall {
+    request: Request,
+}
+
+impl ResourceCall {
+    /// Moves the round's `inputResponses` and `requestState` out of `params`.
+    pub fn new(
+        params: &mut rmcp::model::ReadResourceRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Self {
+        ResourceCall {
+            request: Request {
+                method: "resources/read",
+                target: params.uri.clone(),
+                arguments: None,
+                input_responses: params.input_responses.take(),
+                request_state: params.request_state.take(),
+                context,
+            },
+        }
+    }
+
+    pub fn begin(self, handler: &'static Handler) -> Result<Io, ErrorData> {
+        self.request.begin(handler).map_err(ErrorData::from)
+    }
+}
+
 struct Request {
     method: &'static str,
     target: String,

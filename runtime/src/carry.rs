@@ -142,7 +142,9 @@ impl<'a> SlotReader<'a> {
 /// Reads an opened loop's iteration index while it is still parked: the resume arm rebuilds the
 /// per-iteration wire key (`confirm#2`) before anything is taken out of its slot.
 pub fn counter(slot: &Option<usize>, name: &'static str) -> Result<usize, MrtrError> {
-    slot.ok_or_else(|| MrtrError::Internal(format!("mrtr lowering bug: loop index `{name}` is empty")))
+    slot.ok_or_else(|| {
+        MrtrError::Internal(format!("mrtr lowering bug: loop index `{name}` is empty"))
+    })
 }
 
 /// The items a `for` loop with an `ask!` in its body has left: collected up front so that

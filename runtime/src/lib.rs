@@ -25,7 +25,7 @@ mod machine;
 mod runtime;
 
 pub use answer::Answer;
-pub use call::{Principal, RoundInput, get_prompt};
+pub use call::{Principal, ResourceCall, RoundInput, get_prompt};
 pub use capability::ClientCaps;
 pub use elicit::Elicit;
 pub use era::Era;
@@ -61,14 +61,15 @@ macro_rules! ask {
 /// without notice.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::call::{PromptCall, ToolCall};
+    pub use crate::call::{PromptCall, ResourceCall, ToolCall};
     pub use crate::carry::{
         Carry, CarryVt, SlotReader, SlotWriter, carry_vt, counter, fingerprint, out, rest_of, tn,
     };
     pub use crate::elicit::__derive_support as derive_elicit;
     pub use crate::error::MrtrError;
     pub use crate::machine::{
-        Flow, Handler, Io, Lift, Lifted, Missing, PromptOutcome, StepInfo, done,
+        Flow, Handler, IntoReadResourceResponse, Io, Lift, Lifted, Missing, PromptOutcome,
+        StepInfo, done,
     };
     pub use crate::request::{elicit, elicit_url, roots, sample};
     pub use ::core;

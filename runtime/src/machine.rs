@@ -49,6 +49,41 @@ pub struct StepInfo {
     pub carried: &'static [&'static str],
 }
 
+/// What a `#[mrtr_tool(resource)]` handler may return (rmcp has no such trait: resources have no
+/// router).
+pub trait IntoReadResourceResponse {
+    fn into_read_resource_response(self) -> Result<rmcp::model::ReadResourceResponse, ErrorData>;
+}
+
+impl IntoReadResourceResponse for rmcp::model::ReadResourceResult {
+    fn into_read_resource_response(self) -> Result<rmcp::model::ReadResourceResponse, ErrorData> {
+        Ok(rmcp::model::ReadResourceResponse::Complete(self))
+    }
+}
+
+impl IntoReadResourceResponse for ErrorData {
+    fn into_read_resource_response(self) -> Result<rmcp::model::ReadResourceResponse, ErrorData> {
+        Err(self)
+    }
+}
+
+impl<T: IntoReadResourceResponse, E: IntoReadResourceResponse> IntoReadResourceResponse
+    for Result<T, E>
+{
+    fn into_read_resource_response(self) -> Result<rmcp::model::ReadResourceResponse, ErrorData> {
+        match self {
+            Ok(value) => value.into_read_resource_response(),
+            Err(error) => match error.into_read_resource_response() {
+                Err(error) => Err(error),
+                Ok(_) => Err(ErrorData::internal_error(
+                    "a resource handler's error branch produced a result",
+                    None,
+                )),
+            },
+        }
+    }
+}
+
 /// A `prompts/get` outcome in the shape rmcp's prompt router accepts.
 pub struct PromptOutcome(pub GetPromptResponse);
 
@@ -100,8 +135,8 @@ impl<T, E> Lift for Result<T, E> {
 }
 
 macro_rules! lift_infallible {
-    ($($ty:ty),* $(,)?) => {$(
-        impl Lift for $ty {
+    ($ty:ty $(, for $($generic:ident),*)?) => {
+        impl$(<$($generic),*>)? Lift for $ty {
             type Ok = Self;
             type Err = std::convert::Infallible;
             fn split(self) -> Result<Self, std::convert::Infallible> {
@@ -114,34 +149,21 @@ macro_rules! lift_infallible {
                 }
             }
         }
-    )*};
+    };
 }
 
-lift_infallible!(
-    String,
-    &'static str,
-    rmcp::model::CallToolResult,
-    rmcp::model::CallToolResponse,
-    rmcp::model::ContentBlock,
-    Vec<rmcp::model::ContentBlock>,
-    rmcp::model::GetPromptResult,
-    rmcp::model::GetPromptResponse,
-    Vec<rmcp::model::PromptMessage>,
-);
-
-impl<T> Lift for rmcp::Json<T> {
-    type Ok = Self;
-    type Err = std::convert::Infallible;
-    fn split(self) -> Result<Self, std::convert::Infallible> {
-        Ok(self)
-    }
-    fn join(result: Result<Self, std::convert::Infallible>) -> Self {
-        match result {
-            Ok(value) => value,
-            Err(never) => match never {},
-        }
-    }
-}
+// The non-`Result` return types rmcp's routers accept; `Result<T, E>` is split above.
+lift_infallible!(String);
+lift_infallible!(&'static str);
+lift_infallible!(rmcp::model::CallToolResult);
+lift_infallible!(rmcp::model::CallToolResponse);
+lift_infallible!(rmcp::model::ContentBlock);
+lift_infallible!(Vec<rmcp::model::ContentBlock>);
+lift_infallible!(rmcp::model::GetPromptResult);
+lift_infallible!(rmcp::model::GetPromptResponse);
+lift_infallible!(Vec<rmcp::model::PromptMessage>);
+lift_infallible!(rmcp::model::ReadResourceResult);
+lift_infallible!(rmcp::Json<T>, for T);
 
 /// What the lowered body returns for a handler whose written return type is `R`.
 pub type Lifted<R> = Result<Flow<<R as Lift>::Ok>, <R as Lift>::Err>;
@@ -424,6 +446,24 @@ impl Io {
             }
         };
         Ok(PromptOutcome(response))
+    }
+
+    /// Turns the body's outcome into a `resources/read` response.
+    pub fn finish_resource<R>(
+        self,
+        out: Lifted<R>,
+    ) -> Result<rmcp::model::ReadResourceResponse, ErrorData>
+    where
+        R: Lift + IntoReadResourceResponse,
+    {
+        match out {
+            Ok(Flow::Done(value)) => R::join(Ok(value)).into_read_resource_response(),
+            Err(error) => R::join(Err(error)).into_read_resource_response(),
+            Ok(Flow::Fail(error)) => Err(error.into()),
+            Ok(Flow::Suspend(suspension)) => Ok(rmcp::model::ReadResourceResponse::InputRequired(
+                self.seal(suspension)?,
+            )),
+        }
     }
 
     /// Gates the unanswered asks on this request's capabilities and seals the continuation.

@@ -21,13 +21,10 @@ use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, Stream
 use rmcp::{ClientServiceExt, ServiceExt};
 use serde_json::json;
 
+mod support;
+
 fn install_runtime() {
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| {
-        let key = mrtr::config::StateKey::new("k1", [5u8; 32]).expect("a 32-byte key is accepted");
-        let config = mrtr::config::StateConfig::new("deploy-service", mrtr::config::KeyRing::new(key));
-        mrtr::Runtime::new(config).expect("valid configuration").install();
-    });
+    support::install_runtime("deploy-service");
 }
 
 /// Stands in for a real auth layer: the bearer token names the user. What matters is that the
@@ -54,7 +51,9 @@ async fn start(ops: Ops) -> SocketAddr {
     let router = axum::Router::new()
         .nest_service("/mcp", service)
         .layer(axum::middleware::from_fn(authenticate));
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("a loopback port");
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("a loopback port");
     let addr = listener.local_addr().unwrap();
     tokio::spawn(async move {
         let _ = axum::serve(listener, router).await;
@@ -62,15 +61,28 @@ async fn start(ops: Ops) -> SocketAddr {
     addr
 }
 
-async fn client(addr: SocketAddr, user: &str, scripted: ScriptedClient, modern: bool) -> RunningService<RoleClient, ScriptedClient> {
+async fn client(
+    addr: SocketAddr,
+    user: &str,
+    scripted: ScriptedClient,
+    modern: bool,
+) -> RunningService<RoleClient, ScriptedClient> {
     let mut config = StreamableHttpClientTransportConfig::with_uri(format!("http://{addr}/mcp"));
     config.auth_header = Some(user.to_owned());
     let transport = StreamableHttpClientTransport::with_client(reqwest::Client::new(), config);
     if modern {
-        let mode = ClientLifecycleMode::Discover { preferred_versions: vec![ProtocolVersion::V_2026_07_28] };
-        scripted.serve_with_lifecycle(transport, mode).await.expect("a 2026-07-28 client connects")
+        let mode = ClientLifecycleMode::Discover {
+            preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+        };
+        scripted
+            .serve_with_lifecycle(transport, mode)
+            .await
+            .expect("a 2026-07-28 client connects")
     } else {
-        scripted.serve(transport).await.expect("a legacy client connects")
+        scripted
+            .serve(transport)
+            .await
+            .expect("a legacy client connects")
     }
 }
 
@@ -80,14 +92,22 @@ async fn deploy_service_works_over_streamable_http_in_both_eras() {
     for modern in [true, false] {
         let ops = Ops::new();
         let addr = start(ops.clone()).await;
-        let scripted = ScriptedClient::new(Caps::FORM_ONLY)
-            .on_elicit("which environment", [accept(json!({ "environment": "production" }))]);
+        let scripted = ScriptedClient::new(Caps::FORM_ONLY).on_elicit(
+            "which environment",
+            [accept(json!({ "environment": "production" }))],
+        );
         let running = client(addr, "alice", scripted.clone(), modern).await;
         let result = running
-            .call_tool(params("deploy_service", json!({ "service": "checkout-api" })))
+            .call_tool(params(
+                "deploy_service",
+                json!({ "service": "checkout-api" }),
+            ))
             .await
             .expect("the call completes");
-        assert!(text_of(&result).starts_with("Deployed checkout-api to production"), "modern={modern}");
+        assert!(
+            text_of(&result).starts_with("Deployed checkout-api to production"),
+            "modern={modern}"
+        );
         assert_eq!(scripted.asked("which environment"), 1, "modern={modern}");
         assert_eq!(ops.count("build_plan"), 1, "modern={modern}");
         assert_eq!(ops.count("deploy"), 1, "modern={modern}");
@@ -105,8 +125,10 @@ async fn a_continuation_minted_for_one_user_is_refused_for_another() {
 
     let call = params("deploy_service", json!({ "service": "checkout-api" }));
     let first = expect_input_required(alice.call_tool_once(call.clone()).await);
-    let answer: serde_json::Map<String, serde_json::Value> =
-        serde_json::from_value(json!({ "target_env": { "action": "accept", "content": { "environment": "production" } } })).unwrap();
+    let answer: serde_json::Map<String, serde_json::Value> = serde_json::from_value(
+        json!({ "target_env": { "action": "accept", "content": { "environment": "production" } } }),
+    )
+    .unwrap();
     let mut retry = call.clone();
     retry.input_responses = Some(answer.into_iter().collect());
     retry.request_state = first.request_state.clone();
@@ -115,7 +137,10 @@ async fn a_continuation_minted_for_one_user_is_refused_for_another() {
     assert_eq!(code, -32602, "{message}");
     assert_eq!(ops.count("deploy"), 0, "bob cannot approve alice's deploy");
 
-    let done = alice.call_tool_once(retry).await.expect("alice's own retry completes");
+    let done = alice
+        .call_tool_once(retry)
+        .await
+        .expect("alice's own retry completes");
     assert!(format!("{done:?}").contains("Deployed checkout-api to production"));
     assert_eq!(ops.count("deploy"), 1);
     let _ = alice.cancel().await;

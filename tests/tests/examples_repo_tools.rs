@@ -37,16 +37,33 @@ async fn files_under_the_configured_root_are_served_and_escapes_are_refused() {
     let workspace = Workspace::new();
     for era in ERAS {
         let session = connect(workspace.server(), ScriptedClient::new(Caps::ALL), era).await;
-        let read = session.call("read_file", json!({ "path": "src/lib.rs" })).await.expect("inside");
+        let read = session
+            .call("read_file", json!({ "path": "src/lib.rs" }))
+            .await
+            .expect("inside");
         assert_eq!(text_of(&read), "pub fn api() {}");
-        let listed = session.call("list_dir", json!({ "path": "src" })).await.expect("inside");
+        let listed = session
+            .call("list_dir", json!({ "path": "src" }))
+            .await
+            .expect("inside");
         assert_eq!(text_of(&listed), "lib.rs");
-        for escape in ["../private/token", "src/../../private/token", "link/token", "/etc/passwd"] {
+        for escape in [
+            "../private/token",
+            "src/../../private/token",
+            "link/token",
+            "/etc/passwd",
+        ] {
             let refused = session.call("read_file", json!({ "path": escape })).await;
             let message = format!("{refused:?}");
-            assert!(message.contains("outside the allowed roots"), "{era:?} {escape}: {message}");
+            assert!(
+                message.contains("outside the allowed roots"),
+                "{era:?} {escape}: {message}"
+            );
         }
-        assert!(session.client.received().is_empty(), "{era:?}: roots are never requested");
+        assert!(
+            session.client.received().is_empty(),
+            "{era:?}: roots are never requested"
+        );
         session.close().await;
     }
 }
