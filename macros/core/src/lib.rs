@@ -8,6 +8,8 @@ mod tool;
 
 use proc_macro2::TokenStream;
 
+pub use tool::StepCarry;
+
 /// `#[mrtr_tool]` on an async handler.
 pub fn mrtr_tool(args: TokenStream, item: TokenStream) -> TokenStream {
     tool::expand(args, item)
@@ -21,8 +23,6 @@ pub fn derive_elicit(item: TokenStream) -> TokenStream {
 /// For tests: the resume steps of a handler as `(step, keys, carried locals)`, or the error
 /// messages the attribute would report.
 #[doc(hidden)]
-pub fn carried_sets(
-    item: TokenStream,
-) -> Result<Vec<(String, Vec<String>, Vec<String>)>, Vec<String>> {
+pub fn carried_sets(item: TokenStream) -> Result<Vec<StepCarry>, Vec<String>> {
     tool::carried_sets(item)
 }

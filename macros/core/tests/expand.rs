@@ -5,7 +5,11 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 fn expand(method: TokenStream) -> String {
-    let lowered = mrtr_macros_core::mrtr_tool(TokenStream::new(), method);
+    expand_with(TokenStream::new(), method)
+}
+
+fn expand_with(args: TokenStream, method: TokenStream) -> String {
+    let lowered = mrtr_macros_core::mrtr_tool(args, method);
     let file: syn::File =
         syn::parse2(quote!(impl Server { #lowered })).expect("the expansion parses as Rust");
     prettyplease::unparse(&file)
@@ -72,4 +76,56 @@ fn two_keys_in_one_round() {
             Ok(plan_prompt(&args.service, env, replicas))
         }
     }));
+}
+
+#[test]
+fn resource_read_handler() {
+    insta::assert_snapshot!(expand_with(
+        quote!(resource),
+        quote! {
+            /// Reads a report, asking which section first.
+            pub async fn read_report(&self, uri: String) -> Result<ReadResourceResult, ErrorData> {
+                let section = ask!(section: elicit::<Section>(format!("Which section of {uri}?")));
+                Ok(render(&uri, section))
+            }
+        }
+    ));
+}
+
+#[test]
+fn a_handler_without_tool_prompt_or_resource_is_rejected_with_a_fix() {
+    let out = mrtr_macros_core::mrtr_tool(
+        TokenStream::new(),
+        quote! {
+            async fn orphan(&self) -> Result<String, ErrorData> {
+                let a = ask!(a: elicit_url("a", "https://example.com"));
+                Ok(format!("{a:?}"))
+            }
+        },
+    )
+    .to_string();
+    assert!(out.contains("compile_error"), "{out}");
+    assert!(out.contains("mrtr_tool(resource)"), "{out}");
+}
+
+#[test]
+fn a_jump_under_a_binding_that_hides_a_saved_local_is_refused() {
+    let out = expand(quote! {
+        #[tool(description = "t")]
+        async fn f(&self, Parameters(args): Parameters<Args>) -> Result<String, ErrorData> {
+            let mut tries = 0;
+            for item in args.items.clone() {
+                let ok = ask!(ok: elicit_url(item, "https://example.com"));
+                if ok.is_decline() {
+                    let tries = 99;
+                    let _ = tries;
+                    continue;
+                }
+                tries += 1;
+            }
+            Ok(format!("{tries}"))
+        }
+    });
+    assert!(out.contains("compile_error"), "{out}");
+    assert!(out.contains("rename that inner binding"), "{out}");
 }

@@ -339,3 +339,19 @@ fn a_local_named_like_a_parameter_is_carried_when_read_through_a_format_capture(
     });
     assert_eq!(got, expect(&[("AfterK", &["args@2"])]));
 }
+
+#[test]
+fn an_assignment_from_an_ask_replaces_the_value_so_the_old_one_is_not_carried() {
+    let got = carried(quote! {
+        async fn f(&self, Parameters(args): Parameters<Args>) -> Result<String, E> {
+            let mut last = Answer::Decline;
+            let mut seen = Vec::new();
+            for item in args.items.clone() {
+                last = ask!(pick: elicit::<Name>(format!("{item}?")));
+                if let Answer::Accept(n) = &last { seen.push(n.name.clone()); }
+            }
+            Ok(format!("{seen:?} {}", last.is_accept()))
+        }
+    });
+    assert_eq!(got, expect(&[("AfterPick", &["seen", "#i0", "#rest0"])]));
+}

@@ -6,6 +6,7 @@ use std::collections::HashMap;
 
 use proc_macro2::Span;
 use quote::{ToTokens, format_ident};
+use syn::spanned::Spanned;
 use syn::visit::Visit;
 use syn::visit_mut::VisitMut;
 use syn::{Block, Expr, Ident, Pat, Stmt, Type};
@@ -183,6 +184,7 @@ impl Builder<'_> {
             tail: None,
             tail_uses: Live::new(),
             tail_jumps: Vec::new(),
+            tail_diverges: false,
         });
         self.scopes.push(start);
 
@@ -202,13 +204,13 @@ impl Builder<'_> {
             _ => None,
         };
         // An ask-bearing tail becomes `let __mrtr_tailN = <tail>; __mrtr_tailN`.
-        if let Some(expr) = &tail {
-            if tokens_mention_ask(&expr.to_token_stream()).is_some() {
-                let name = format_ident!("__mrtr_tail{}", self.tails);
-                self.tails += 1;
-                stmts.push(syn::parse_quote!(let #name = #expr;));
-                tail = Some(syn::parse_quote!(#name));
-            }
+        if let Some(expr) = &tail
+            && tokens_mention_ask(&expr.to_token_stream()).is_some()
+        {
+            let name = format_ident!("__mrtr_tail{}", self.tails);
+            self.tails += 1;
+            stmts.push(syn::parse_quote!(let #name = #expr;));
+            tail = Some(syn::parse_quote!(#name));
         }
 
         for stmt in &stmts {
@@ -227,8 +229,10 @@ impl Builder<'_> {
                 // already reported
             }
             let uses = self.uses_expr(&expr);
+            let diverges = expr_diverges(&expr);
             let jumps = self.rewrite(|r| r.visit_expr_mut(&mut expr));
             let frame = &mut self.body.frames[id];
+            frame.tail_diverges = diverges;
             frame.tail = Some(expr);
             frame.tail_uses = uses;
             frame.tail_jumps = jumps;
@@ -267,6 +271,7 @@ impl Builder<'_> {
             },
             _ => (self.uses_stmt(&stmt), Vec::new()),
         };
+        let diverges = stmt_diverges(&stmt);
         let jumps = self.rewrite(|r| r.visit_stmt_mut(&mut stmt));
         Node {
             kind: NodeKind::Verbatim(stmt),
@@ -276,6 +281,7 @@ impl Builder<'_> {
             jumps,
             live_out: Live::new(),
             diverge_uses: Live::new(),
+            diverges,
         }
     }
 
@@ -312,6 +318,30 @@ impl Builder<'_> {
             }
             Stmt::Expr(Expr::Macro(m), _) if is_ask(&m.mac) => {
                 Some(self.ask_node(&m.mac, None, None, frame, index))
+            }
+            Stmt::Expr(Expr::Assign(assign), Some(_)) if matches!(&*assign.right, Expr::Macro(m) if is_ask(&m.mac)) =>
+            {
+                let target = match &*assign.left {
+                    Expr::Path(p) => p
+                        .path
+                        .get_ident()
+                        .and_then(|i| self.resolve(&i.to_string())),
+                    _ => None,
+                };
+                match (target, &*assign.right) {
+                    (Some(b), Expr::Macro(m)) => {
+                        let mut node = self.ask_node(&m.mac, None, None, frame, index);
+                        node.kills.insert(b);
+                        if let NodeKind::Ask { assign, .. } = &mut node.kind {
+                            *assign = Some(b);
+                        }
+                        Some(node)
+                    }
+                    _ => {
+                        reject_in_stmt(stmt, self.errors);
+                        Some(self.verbatim(stmt))
+                    }
+                }
             }
             Stmt::Expr(expr, _) if opens(expr) => {
                 Some(self.opened_node(expr, None, None, frame, index))
@@ -402,6 +432,7 @@ impl Builder<'_> {
                 site,
                 pat: pat.cloned(),
                 diverge,
+                assign: None,
             },
             defs,
             uses,
@@ -409,6 +440,7 @@ impl Builder<'_> {
             jumps,
             live_out: Live::new(),
             diverge_uses,
+            diverges: false,
         }
     }
 
@@ -557,8 +589,9 @@ impl Builder<'_> {
                 let iter_uses = self.uses_expr(&iter);
                 self.rewrite(|r| r.visit_expr_mut(&mut iter));
                 let counter = self.loop_counter(construct);
+                // Spanned at the iterable: a non-serializable item type is reported there.
                 let rest = self.new_binding(
-                    format_ident!("__mrtr_rest{}", construct),
+                    format_ident!("__mrtr_rest{}", construct, span = f.expr.span()),
                     true,
                     false,
                     None,
@@ -609,6 +642,7 @@ impl Builder<'_> {
             jumps,
             live_out: Live::new(),
             diverge_uses,
+            diverges: false,
         }
     }
 
@@ -660,6 +694,32 @@ fn collect_let_pats(cond: &Expr, out: &mut Vec<Pat>) {
     }
 }
 
+/// Whether a statement always leaves its block.
+fn stmt_diverges(stmt: &Stmt) -> bool {
+    match stmt {
+        Stmt::Expr(expr, _) => expr_diverges(expr),
+        Stmt::Macro(m) => macro_diverges(&m.mac),
+        _ => false,
+    }
+}
+
+fn expr_diverges(expr: &Expr) -> bool {
+    match expr {
+        Expr::Return(_) | Expr::Break(_) | Expr::Continue(_) => true,
+        Expr::Macro(m) => macro_diverges(&m.mac),
+        _ => false,
+    }
+}
+
+fn macro_diverges(mac: &syn::Macro) -> bool {
+    mac.path.segments.last().is_some_and(|s| {
+        matches!(
+            s.ident.to_string().as_str(),
+            "panic" | "unreachable" | "todo" | "unimplemented"
+        )
+    })
+}
+
 /// Constructs the lowering takes apart when they contain an `ask!`.
 fn opens(expr: &Expr) -> bool {
     matches!(
@@ -696,10 +756,10 @@ fn check_owned_iteration(iter: &Expr, errors: &mut Errors) {
     if borrowed {
         errors.at(iter, "the remaining items of this loop are carried across the `ask!` in its body, so they must be owned values; iterate over owned items: `v.clone()`, `v.into_iter()` or `v.iter().cloned()`");
     }
-    if let Expr::Range(range) = iter {
-        if range.end.is_none() {
-            errors.at(iter, "the items of this loop are collected to be carried across the `ask!` in its body; an unbounded range cannot be collected: give it an end");
-        }
+    if let Expr::Range(range) = iter
+        && range.end.is_none()
+    {
+        errors.at(iter, "the items of this loop are collected to be carried across the `ask!` in its body; an unbounded range cannot be collected: give it an end");
     }
 }
 

@@ -236,6 +236,7 @@ impl Gen<'_> {
 
     fn fill_jumps_expr(&self, mut expr: Expr, held: &Held) -> Expr {
         JumpFiller {
+            inner: Vec::new(),
             machine: self,
             held,
         }
@@ -245,6 +246,7 @@ impl Gen<'_> {
 
     fn fill_jumps_stmt(&self, mut stmt: syn::Stmt, held: &Held) -> syn::Stmt {
         JumpFiller {
+            inner: Vec::new(),
             machine: self,
             held,
         }
@@ -254,6 +256,7 @@ impl Gen<'_> {
 
     fn fill_jumps_block(&self, mut block: syn::Block, held: &Held) -> syn::Block {
         JumpFiller {
+            inner: Vec::new(),
             machine: self,
             held,
         }
@@ -288,6 +291,10 @@ impl Gen<'_> {
                         held.remove(&b);
                     }
                     held.extend(node.defs.iter().copied());
+                    held.extend(node.kills.iter().copied());
+                    if node.diverges {
+                        return out;
+                    }
                 }
                 NodeKind::Ask { site, .. } => {
                     out.extend(self.suspend(*site, &held));
@@ -340,6 +347,11 @@ impl Gen<'_> {
         let f = &self.body.frames[frame];
         let tail = f.tail.clone().map(|t| self.fill_jumps_expr(t, held));
         let rt = rt();
+        if f.tail_diverges
+            && let Some(tail) = tail
+        {
+            return quote!(#tail;);
+        }
         match f.exit {
             FrameExit::Return => {
                 let ret = self.ret;
@@ -470,37 +482,58 @@ impl Gen<'_> {
 
     /// Takes out what is live and visible at a point, one block per frame so that shadowed
     /// bindings keep their own names; `inner` builds the code that runs inside.
+    ///
+    /// A visible binding that is dead here but assigned later in the arm (`status = a;`) is
+    /// declared without a value, as the straight-line code had it in scope.
     fn at_point(
         &self,
         frame: FrameId,
         index: usize,
+        runs_from: usize,
+        assigned_first: &Live,
         live: &Live,
         inner: impl FnOnce(Held) -> TokenStream,
     ) -> TokenStream {
         let rt = rt();
         let visible = self.body.visible(frame, index);
         let path = self.body.path(frame, index);
+        let mut assigned = assigned_first.clone();
+        self.assigned_in_run(frame, runs_from, &mut assigned);
         let mut held = Held::new();
         let mut levels = Vec::new();
         for (f, _) in &path {
             let outs: Vec<TokenStream> = visible
                 .iter()
-                .filter(|(vf, b)| vf == f && live.contains(b))
+                .filter(|(vf, b)| vf == f && !live.contains(b) && assigned.contains(b))
                 .map(|&(_, b)| {
-                    held.insert(b);
-                    let binding = self.binding(b);
                     let local = self.local(b);
-                    let slot = self.slot(b);
-                    let wire = &binding.wire;
-                    let mutability = (binding.mutable
-                        || binding.kind != BindingKind::Local
-                            && binding.kind != BindingKind::Param)
-                        .then(|| quote!(mut));
-                    let value = attempt(quote!(#rt::out(&mut #slot, #wire)));
-                    quote!(#[allow(unused_mut)] let #mutability #local = #value;)
+                    quote!(#[allow(unused_mut)] let mut #local;)
                 })
+                .chain(
+                    visible
+                        .iter()
+                        .filter(|(vf, b)| vf == f && live.contains(b))
+                        .map(|&(_, b)| {
+                            let binding = self.binding(b);
+                            let local = self.local(b);
+                            let slot = self.slot(b);
+                            let wire = &binding.wire;
+                            let mutability = (binding.mutable
+                                || binding.kind != BindingKind::Local
+                                    && binding.kind != BindingKind::Param)
+                                .then(|| quote!(mut));
+                            let value = attempt(quote!(#rt::out(&mut #slot, #wire)));
+                            quote!(#[allow(unused_mut)] let #mutability #local = #value;)
+                        }),
+                )
                 .collect();
             levels.push(outs);
+            held.extend(
+                visible
+                    .iter()
+                    .filter(|(vf, b)| vf == f && (live.contains(b) || assigned.contains(b)))
+                    .map(|&(_, b)| b),
+            );
         }
         let mut code = inner(held);
         while let Some(outs) = levels.pop() {
@@ -513,10 +546,30 @@ impl Gen<'_> {
         code
     }
 
+    /// Bindings a statement-level `x = ..;` assigns in the code an arm runs from `from` on.
+    fn assigned_in_run(&self, frame: FrameId, from: usize, out: &mut Live) {
+        for node in &self.body.frames[frame].stmts[from..] {
+            match &node.kind {
+                NodeKind::Verbatim(_) => out.extend(node.kills.iter().copied()),
+                NodeKind::Ask { .. } => return,
+                NodeKind::Opened { construct, .. } => {
+                    if !self.body.constructs[*construct].kind.is_loop() {
+                        for child in
+                            super::lower::child_frames(&self.body.constructs[*construct].kind)
+                        {
+                            self.assigned_in_run(child, 0, out);
+                        }
+                    }
+                    return;
+                }
+            }
+        }
+    }
+
     fn arm(&self, arm: Arm) -> TokenStream {
         let pc = self.pc(arm);
         let code = match arm {
-            Arm::Start => self.at_point(ROOT, 0, &self.plan.start_live, |held| {
+            Arm::Start => self.at_point(ROOT, 0, 0, &Live::new(), &self.plan.start_live, |held| {
                 self.run(ROOT, 0, held)
             }),
             Arm::Resume(site) => self.resume_arm(site),
@@ -528,26 +581,33 @@ impl Gen<'_> {
                     unreachable!()
                 };
                 let rt = rt();
-                self.at_point(frame, index, &construct.live_join, |mut held| {
-                    let bind = match pat {
-                        Some(pat) if construct.has_value => {
-                            let t = Self::transfer(c);
-                            let wire = format!(
-                                "value of the `{}` at this join",
-                                if construct.kind.is_loop() {
-                                    "loop"
-                                } else {
-                                    "branch"
-                                }
-                            );
-                            let value = attempt(quote!(#rt::out(&mut #t, #wire)));
-                            self.bind(pat, quote!(#value), diverge.as_ref(), node, &mut held)
-                        }
-                        _ => quote!(),
-                    };
-                    let rest = self.run(frame, index + 1, held);
-                    quote!(#bind #rest)
-                })
+                self.at_point(
+                    frame,
+                    index,
+                    index + 1,
+                    &Live::new(),
+                    &construct.live_join,
+                    |mut held| {
+                        let bind = match pat {
+                            Some(pat) if construct.has_value => {
+                                let t = Self::transfer(c);
+                                let wire = format!(
+                                    "value of the `{}` at this join",
+                                    if construct.kind.is_loop() {
+                                        "loop"
+                                    } else {
+                                        "branch"
+                                    }
+                                );
+                                let value = attempt(quote!(#rt::out(&mut #t, #wire)));
+                                self.bind(pat, quote!(#value), diverge.as_ref(), node, &mut held)
+                            }
+                            _ => quote!(),
+                        };
+                        let rest = self.run(frame, index + 1, held);
+                        quote!(#bind #rest)
+                    },
+                )
             }
             Arm::Head(c) => self.head_arm(c),
         };
@@ -587,7 +647,7 @@ impl Gen<'_> {
             | ConstructKind::For { body, .. } => (*body, ()),
             _ => unreachable!(),
         };
-        self.at_point(frame, 0, &construct.live_head, |mut held| {
+        self.at_point(frame, 0, 0, &Live::new(), &construct.live_head, |mut held| {
             let start = &self.body.frames[frame].start;
             let gate = match &construct.kind {
                 ConstructKind::For { pat, rest, .. } => {
@@ -619,7 +679,13 @@ impl Gen<'_> {
         let s = &self.body.sites[site];
         let (frame, index) = self.plan.site_at[site];
         let node = &self.body.frames[frame].stmts[index];
-        let NodeKind::Ask { pat, diverge, .. } = &node.kind else {
+        let NodeKind::Ask {
+            pat,
+            diverge,
+            assign,
+            ..
+        } = &node.kind
+        else {
             unreachable!()
         };
 
@@ -665,10 +731,15 @@ impl Gen<'_> {
         } else {
             quote!((#(#answers),*))
         };
-        let rest = self.at_point(frame, index, &s.live, |mut held| {
-            let bind = match pat {
-                Some(pat) => self.bind(pat, answer, diverge.as_ref(), node, &mut held),
-                None => quote!(let _ = #answer;),
+        let rest = self.at_point(frame, index, index + 1, &node.kills, &s.live, |mut held| {
+            let bind = match (pat, assign) {
+                (Some(pat), _) => self.bind(pat, answer, diverge.as_ref(), node, &mut held),
+                (None, Some(b)) => {
+                    held.insert(*b);
+                    let local = self.local(*b);
+                    quote!(#local = #answer;)
+                }
+                (None, None) => quote!(let _ = #answer;),
             };
             let rest = self.run(frame, index + 1, held);
             quote!(#bind #rest)
@@ -808,21 +879,95 @@ impl Gen<'_> {
 struct JumpFiller<'g, 'a> {
     machine: &'g Gen<'a>,
     held: &'g Held,
+    /// Names bound inside the statement around the placeholder being visited: a put-back of a
+    /// binding with one of these names would move the inner value, so it is refused instead.
+    inner: Vec<Vec<String>>,
+}
+
+impl JumpFiller<'_, '_> {
+    fn scoped(&mut self, names: Vec<String>, f: impl FnOnce(&mut Self)) {
+        self.inner.push(names);
+        f(self);
+        self.inner.pop();
+    }
+
+    fn hidden_parks(&self, jump: usize) -> Vec<String> {
+        let j = &self.machine.body.jumps[jump];
+        let construct = &self.machine.body.constructs[j.target];
+        let target = match j.kind {
+            JumpKind::Break(_) => &construct.live_join,
+            JumpKind::Continue => &construct.live_head,
+        };
+        target
+            .iter()
+            .filter(|b| self.held.contains(b))
+            .map(|&b| self.machine.binding(b).ident.to_string())
+            .filter(|name| self.inner.iter().flatten().any(|n| n == name))
+            .collect()
+    }
 }
 
 impl VisitMut for JumpFiller<'_, '_> {
     fn visit_expr_mut(&mut self, expr: &mut Expr) {
-        if let Expr::Macro(m) = expr {
-            if m.mac.path.is_ident("__mrtr_jump") {
-                if let Ok(lit) = m.mac.parse_body::<syn::LitInt>() {
-                    if let Ok(id) = lit.base10_parse::<usize>() {
-                        let code = self.machine.jump(id, self.held);
-                        *expr = syn::parse_quote!(#code);
-                        return;
-                    }
+        if let Expr::Macro(m) = expr
+            && m.mac.path.is_ident("__mrtr_jump")
+            && let Ok(lit) = m.mac.parse_body::<syn::LitInt>()
+            && let Ok(id) = lit.base10_parse::<usize>()
+        {
+            let hidden = self.hidden_parks(id);
+            let code = if hidden.is_empty() {
+                self.machine.jump(id, self.held)
+            } else {
+                let message = format!(
+                    "this jump leaves a loop that contains `ask!`, which saves `{}`, but a binding declared around the jump hides it; rename that inner binding",
+                    hidden.join("`, `")
+                );
+                let span = m.mac.path.segments[0].ident.span();
+                quote_spanned!(span=> ::core::compile_error!(#message))
+            };
+            *expr = syn::parse_quote!(#code);
+            return;
+        }
+        match expr {
+            Expr::Closure(_) | Expr::Async(_) => {}
+            Expr::If(e) if matches!(*e.cond, Expr::Let(_)) => {
+                self.visit_expr_mut(&mut e.cond);
+                let names = super::uses::let_bindings(&e.cond);
+                self.scoped(names, |this| this.visit_block_mut(&mut e.then_branch));
+                if let Some((_, otherwise)) = &mut e.else_branch {
+                    self.visit_expr_mut(otherwise);
                 }
             }
+            Expr::ForLoop(e) => {
+                self.visit_expr_mut(&mut e.expr);
+                let names = names_of(&e.pat);
+                self.scoped(names, |this| this.visit_block_mut(&mut e.body));
+            }
+            _ => visit_mut::visit_expr_mut(self, expr),
         }
-        visit_mut::visit_expr_mut(self, expr);
     }
+
+    fn visit_block_mut(&mut self, block: &mut syn::Block) {
+        self.scoped(Vec::new(), |this| {
+            for stmt in &mut block.stmts {
+                this.visit_stmt_mut(stmt);
+                if let syn::Stmt::Local(local) = stmt {
+                    let names = names_of(&local.pat);
+                    this.inner.last_mut().expect("scope").extend(names);
+                }
+            }
+        });
+    }
+
+    fn visit_arm_mut(&mut self, arm: &mut syn::Arm) {
+        let names = names_of(&arm.pat);
+        self.scoped(names, |this| visit_mut::visit_arm_mut(this, arm));
+    }
+}
+
+fn names_of(pat: &syn::Pat) -> Vec<String> {
+    super::patterns::bound_idents(pat)
+        .into_iter()
+        .map(|(i, _)| i.to_string())
+        .collect()
 }

@@ -72,6 +72,8 @@ pub struct Frame {
     pub tail: Option<Expr>,
     pub tail_uses: Live,
     pub tail_jumps: Vec<usize>,
+    /// The tail always leaves (`return x` as a match arm's value).
+    pub tail_diverges: bool,
 }
 
 #[derive(Clone, Copy)]
@@ -97,14 +99,19 @@ pub struct Node {
     pub live_out: Live,
     /// What the `else` block of a `let .. else` on an ask or opened construct reads.
     pub diverge_uses: Live,
+    /// The statement always leaves (`return`, `break`, `continue`, `panic!`): nothing after it
+    /// in its frame runs, so nothing is live after it and no code is emitted after it.
+    pub diverges: bool,
 }
 
 pub enum NodeKind {
     Verbatim(Stmt),
+    /// `let P = ask!(..) [else D];`, `ask!(..);`, or `x = ask!(..);` (`assign`).
     Ask {
         site: SiteId,
         pat: Option<Pat>,
         diverge: Option<Block>,
+        assign: Option<BindingId>,
     },
     Opened {
         construct: ConstructId,

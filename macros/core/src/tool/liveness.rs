@@ -14,6 +14,7 @@ pub fn analyse(body: &mut Body) -> Live {
 /// Live on entry to the code of `frame`, given the join/head sets its exit refers to.
 fn frame_live(body: &mut Body, frame: FrameId) -> Live {
     let mut live = match body.frames[frame].exit {
+        _ if body.frames[frame].tail_diverges => Live::new(),
         FrameExit::Return => Live::new(),
         FrameExit::Join(c) => body.constructs[c].live_join.clone(),
         FrameExit::Latch(c) => body.constructs[c].live_head.clone(),
@@ -47,6 +48,7 @@ fn minus(live: &Live, remove: &[BindingId]) -> Live {
 fn node_live(body: &mut Body, frame: FrameId, index: usize, out: Live) -> Live {
     let node = &body.frames[frame].stmts[index];
     let defs = node.defs.clone();
+    let out = if node.diverges { Live::new() } else { out };
     let mut after_bind = minus(&out, &defs);
     after_bind.extend(node.diverge_uses.iter().copied());
     for &jump in &node.jumps {
@@ -63,7 +65,10 @@ fn node_live(body: &mut Body, frame: FrameId, index: usize, out: Live) -> Live {
         }
         NodeKind::Ask { site, .. } => {
             let site = *site;
-            let mut resume = after_bind;
+            let mut resume: Live = after_bind
+                .into_iter()
+                .filter(|b| !node.kills.contains(b))
+                .collect();
             for &c in &body.sites[site].loops {
                 resume.extend(body.constructs[c].kind.counter());
             }

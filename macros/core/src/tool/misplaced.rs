@@ -28,7 +28,7 @@ impl Finder<'_> {
     }
 }
 
-const BIND_FIRST: &str = "`ask!` can only be the whole initializer of a `let` or a statement of its own; bind the answer first: `let answer = ask!(key: ..);`, then use `answer`";
+const BIND_FIRST: &str = "`ask!` can only be the whole initializer of a `let`, the whole right side of `x = ask!(..);`, or a statement of its own; bind the answer first: `let answer = ask!(key: ..);`, then use `answer`";
 
 impl<'ast> Visit<'ast> for Finder<'_> {
     fn visit_macro(&mut self, mac: &'ast syn::Macro) {

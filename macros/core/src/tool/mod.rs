@@ -39,13 +39,14 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         }
     };
     let mut errors = Errors::default();
-    if !args.is_empty() {
-        errors.at(
-            &args,
-            "`#[mrtr_tool]` takes no arguments; tool options go in the `#[tool(..)]` below it",
-        );
-    }
-    match lower_method(&method, &mut errors) {
+    let resource = match parse_args(args) {
+        Ok(resource) => resource,
+        Err(e) => {
+            errors.push(e);
+            false
+        }
+    };
+    match lower_method(&method, resource, &mut errors) {
         Some(tokens) if errors.is_empty() => tokens,
         _ => fallback(&method, &errors),
     }
@@ -72,12 +73,34 @@ fn fallback(method: &ImplItemFn, errors: &Errors) -> TokenStream {
 enum Kind {
     Tool,
     Prompt,
+    /// `#[mrtr_tool(resource)]`: rmcp has no resource router; the server's `read_resource`
+    /// builds a `ResourceCall` and calls the method itself.
+    Resource,
 }
 
+/// The attribute's arguments: nothing, or `resource`.
+fn parse_args(args: TokenStream) -> syn::Result<bool> {
+    if args.is_empty() {
+        return Ok(false);
+    }
+    let ident: syn::Ident = syn::parse2(args.clone()).map_err(|_| {
+        syn::Error::new_spanned(&args, "`#[mrtr_tool]` takes no arguments except `resource`; tool options go in the `#[tool(..)]` below it")
+    })?;
+    if ident == "resource" {
+        Ok(true)
+    } else {
+        Err(syn::Error::new_spanned(
+            ident,
+            "`#[mrtr_tool]` takes no arguments except `resource`; tool options go in the `#[tool(..)]` below it",
+        ))
+    }
+}
+
+/// One resume step for tests: `(step, keys, carried wire names)`.
+pub type StepCarry = (String, Vec<String>, Vec<String>);
+
 /// Carried sets per step, for tests: `(step, keys, carried wire names)`.
-pub fn carried_sets(
-    item: TokenStream,
-) -> Result<Vec<(String, Vec<String>, Vec<String>)>, Vec<String>> {
+pub fn carried_sets(item: TokenStream) -> Result<Vec<StepCarry>, Vec<String>> {
     let method: ImplItemFn = syn::parse2(item).map_err(|e| vec![e.to_string()])?;
     let mut errors = Errors::default();
     let (body, _) = analyse(&method, &mut errors).ok_or_else(|| errors.messages())?;
@@ -123,14 +146,14 @@ fn analyse(method: &ImplItemFn, errors: &mut Errors) -> Option<(ir::Body, ir::Li
     Some((body, start_live))
 }
 
-fn lower_method(method: &ImplItemFn, errors: &mut Errors) -> Option<TokenStream> {
+fn lower_method(method: &ImplItemFn, resource: bool, errors: &mut Errors) -> Option<TokenStream> {
     if method.sig.asyncness.is_none() {
         errors.at(
             method.sig.fn_token,
             "`#[mrtr_tool]` lowers an `async fn`; make the handler `async fn`",
         );
     }
-    let kind = handler_kind(method, errors)?;
+    let kind = handler_kind(method, resource, errors)?;
     let (body, start_live) = analyse(method, errors)?;
     if !errors.is_empty() {
         return None;
@@ -151,7 +174,8 @@ fn lower_method(method: &ImplItemFn, errors: &mut Errors) -> Option<TokenStream>
     Some(emit(method, kind, &ret, &machine, lowered))
 }
 
-fn handler_kind(method: &ImplItemFn, errors: &mut Errors) -> Option<Kind> {
+fn handler_kind(method: &ImplItemFn, resource: bool, errors: &mut Errors) -> Option<Kind> {
+    let mut found = None;
     for attr in &method.attrs {
         match attr
             .path()
@@ -160,13 +184,23 @@ fn handler_kind(method: &ImplItemFn, errors: &mut Errors) -> Option<Kind> {
             .map(|s| s.ident.to_string())
             .as_deref()
         {
-            Some("tool") => return Some(Kind::Tool),
-            Some("prompt") => return Some(Kind::Prompt),
+            Some("tool") => found = found.or(Some((Kind::Tool, attr))),
+            Some("prompt") => found = found.or(Some((Kind::Prompt, attr))),
             _ => {}
         }
     }
-    errors.at(&method.sig.ident, "`#[mrtr_tool]` needs rmcp's `#[tool(..)]` (or `#[prompt(..)]`) right below it, so that `#[tool_router]` registers the handler");
-    None
+    match (found, resource) {
+        (Some((kind, _)), false) => Some(kind),
+        (None, true) => Some(Kind::Resource),
+        (Some((_, attr)), true) => {
+            errors.at(attr, "`#[mrtr_tool(resource)]` is for a `resources/read` handler called from your `read_resource`; remove this attribute, or drop `resource` to lower a tool or prompt");
+            None
+        }
+        (None, false) => {
+            errors.at(&method.sig.ident, "`#[mrtr_tool]` needs rmcp's `#[tool(..)]` or `#[prompt(..)]` right below it, so that the router registers the handler; for a `resources/read` handler write `#[mrtr_tool(resource)]`");
+            None
+        }
+    }
 }
 
 /// `T` of a written `Json<T>` / `Result<Json<T>, E>`: rmcp derives the output schema from the
@@ -265,6 +299,11 @@ fn emit(
             quote!(PromptCall),
             quote!(finish_prompt),
             quote!(::mrtr::__private::PromptOutcome),
+        ),
+        Kind::Resource => (
+            quote!(ResourceCall),
+            quote!(finish_resource),
+            quote!(::mrtr::__private::rmcp::model::ReadResourceResponse),
         ),
     };
     let (receiver_param, receiver_arg, body_receiver) = match receiver {

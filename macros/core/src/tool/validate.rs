@@ -67,8 +67,11 @@ pub fn check(body: &Body, errors: &mut Errors) {
         } else if binding.by_ref {
             errors.at(name, format!("`{name}` is a `ref` binding used after `ask!({key}: ..)`; a continuation carries only owned values: bind it by value (clone it if needed), or borrow again after the ask"));
         } else if let Some(init) = &binding.init {
-            if let Some(what) = closure_like(init) {
-                errors.at(name, format!("`{name}` is {what} and is used after `ask!({key}: ..)`; {what}s cannot be carried in a continuation: define it after the ask"));
+            if let Some((what, plural)) = closure_like(init) {
+                errors.at(
+                    name,
+                    format!("`{name}` is {what} and is used after `ask!({key}: ..)`; {plural} cannot be carried in a continuation: define it after the ask"),
+                );
             } else if let Some(how) = borrows(init) {
                 errors.at(name, format!("`{name}` borrows ({how}) and is used after `ask!({key}: ..)`; a continuation carries only owned values: make it owned (`.to_owned()`, `.clone()`, `.to_string()`), or borrow again after the ask"));
             }
@@ -76,10 +79,10 @@ pub fn check(body: &Body, errors: &mut Errors) {
     }
 }
 
-fn closure_like(init: &Expr) -> Option<&'static str> {
+fn closure_like(init: &Expr) -> Option<(&'static str, &'static str)> {
     match init {
-        Expr::Closure(_) => Some("a closure"),
-        Expr::Async(_) => Some("an `async` block"),
+        Expr::Closure(_) => Some(("a closure", "closures")),
+        Expr::Async(_) => Some(("an `async` block", "`async` blocks")),
         Expr::Paren(p) => closure_like(&p.expr),
         _ => None,
     }

@@ -1,0 +1,28 @@
+use mrtr::prelude::*;
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::CallToolResult;
+use rmcp::{ErrorData, tool, tool_router};
+
+#[derive(serde::Deserialize, rmcp::schemars::JsonSchema)]
+#[schemars(crate = "rmcp::schemars")]
+struct Args {
+    service: String,
+}
+
+struct Server;
+
+#[tool_router]
+impl Server {
+    #[mrtr_tool]
+    #[tool(description = "case")]
+    async fn f(&self, Parameters(args): Parameters<Args>) -> Result<CallToolResult, ErrorData> {
+        let services = vec![args.service];
+        for service in services.iter() {
+            let open = ask!(open: elicit_url(format!("Open {service}?"), "https://example.com"));
+            let _ = open;
+        }
+        Ok(CallToolResult::success(vec![]))
+    }
+}
+
+fn main() {}
