@@ -425,3 +425,17 @@ async fn sampling_and_roots_in_one_round_are_answered_together() {
     both.assert_table("scripted-model 1", 1, 2);
     assert_eq!(both.modern.asked_keys(), [["listed", "said"]]);
 }
+
+#[tokio::test]
+async fn a_legacy_client_that_fails_the_request_reads_as_a_cancel() {
+    let client = ScriptedClient::new(Caps::FORM_ONLY)
+        .on_elicit("Deploy api?", [Reply::Fail("dialog crashed".into())]);
+    let legacy = run(Era::Legacy, server, client, "deploy", ARGS()).await;
+    assert_eq!(
+        legacy.outcome(),
+        "cancelled",
+        "a failed elicitation is a dismissed dialog, never consent"
+    );
+    assert_eq!(legacy.effects, ["plan", "after"]);
+    assert_eq!(legacy.asks(), 1);
+}
