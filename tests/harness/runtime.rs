@@ -37,10 +37,20 @@ pub fn test_runtime(audience: &str) -> Arc<Runtime> {
 
 /// A runtime sealing for `audience` with `key` and, if given, a test clock.
 pub fn runtime_with(audience: &str, key: &[u8; 32], clock: Option<&TestClock>) -> Arc<Runtime> {
+    Arc::new(runtime_config(audience, key, clock))
+}
+
+/// The same runtime with single-use tokens: every continuation can be redeemed once.
+pub fn single_use_runtime(audience: &str) -> Arc<Runtime> {
+    let guard = Arc::new(mrtr::replay::InMemoryReplayGuard::new());
+    Arc::new(runtime_config(audience, &TEST_KEY, None).with_replay_guard(guard))
+}
+
+fn runtime_config(audience: &str, key: &[u8; 32], clock: Option<&TestClock>) -> Runtime {
     let key = StateKey::new("t1", key.to_vec()).expect("a 32-byte key with a valid id");
     let mut config = StateConfig::new(audience, KeyRing::new(key));
     if let Some(clock) = clock {
         config = config.with_clock(clock.clock());
     }
-    Arc::new(Runtime::new(config).expect("the harness's state configuration is valid"))
+    Runtime::new(config).expect("the harness's state configuration is valid")
 }

@@ -310,6 +310,61 @@ async fn expired_state_is_rejected_with_invalid_params() {
     session.close().await;
 }
 
+#[tokio::test]
+async fn a_single_use_token_redeemed_twice_is_rejected_the_second_time() {
+    let effects = Effects::default();
+    let server = TestServer::new(
+        Deployer {
+            effects: effects.clone(),
+        },
+        Deployer::tool_router(),
+        single_use_runtime("behaviour-state"),
+    );
+    let session = connect(server, ScriptedClient::new(Caps::FORM_ONLY), Era::Modern).await;
+    let first = expect_input_required(session.round("deploy", args(), None, None).await);
+    let token = first
+        .request_state
+        .expect("a suspended call carries requestState");
+    let done = expect_complete(
+        session
+            .round("deploy", args(), Some(staging()), Some(token.clone()))
+            .await,
+    );
+    assert_eq!(text_of(&done), "plan-api-2 to staging");
+    assert_rejected(
+        session
+            .round("deploy", args(), Some(staging()), Some(token))
+            .await,
+        "replayed",
+    );
+    assert_eq!(effects.all(), ["plan", "after"], "the replay ran nothing");
+    session.close().await;
+}
+
+#[tokio::test]
+async fn parallel_calls_on_one_session_keep_their_own_state() {
+    let client = ScriptedClient::new(Caps::FORM_ONLY)
+        .on_elicit("Deploy alpha?", [accept(json!({"environment": "staging"}))])
+        .on_elicit("Deploy beta?", [accept(json!({"environment": "prod"}))]);
+    let effects = Effects::default();
+    let session = connect(deployer(effects.clone()), client, Era::Modern).await;
+    let (alpha, beta) = tokio::join!(
+        session.call("deploy", json!({"service": "alpha", "replicas": 1})),
+        session.call("deploy", json!({"service": "beta", "replicas": 5})),
+    );
+    assert_eq!(
+        text_of(&alpha.expect("alpha completes")),
+        "plan-alpha-1 to staging"
+    );
+    assert_eq!(
+        text_of(&beta.expect("beta completes")),
+        "plan-beta-5 to prod"
+    );
+    assert_eq!(effects.count("plan"), 2);
+    assert_eq!(effects.count("after"), 2);
+    session.close().await;
+}
+
 // ---- the same handler, two builds: the carried layout changed between them ----
 
 mod build_one {
