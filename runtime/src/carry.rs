@@ -152,3 +152,18 @@ pub fn counter(slot: &Option<usize>, name: &'static str) -> Result<usize, MrtrEr
 pub fn rest_of<I: IntoIterator>(items: I) -> std::collections::VecDeque<I::Item> {
     items.into_iter().collect()
 }
+
+/// A value flowing out of an `if`/`match`/loop that contains an `ask!`.
+///
+/// It waits in a slot of the handler's future, which lives across every `.await` of the
+/// handler, so it must be `Send` even where the straight-line code dropped it before awaiting.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` flows out of a block that contains `ask!`, so it is kept across the handler's awaits and must be `Send`",
+    label = "this value is kept in the handler's future",
+    note = "bind a `Send` value here (for example an owned copy), or move the `!Send` value into the code after this `let`"
+)]
+pub trait Transfer: Send {}
+impl<T: Send> Transfer for T {}
+
+/// States the `Send` bound of one transfer slot; generated with the user's span.
+pub fn transfer_slot<T: Transfer>(_slot: &Option<T>) {}

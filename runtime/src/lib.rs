@@ -63,7 +63,8 @@ macro_rules! ask {
 pub mod __private {
     pub use crate::call::{PromptCall, ResourceCall, ToolCall};
     pub use crate::carry::{
-        Carry, CarryVt, SlotReader, SlotWriter, carry_vt, counter, fingerprint, out, rest_of, tn,
+        Carry, CarryVt, SlotReader, SlotWriter, Transfer, carry_vt, counter, fingerprint, out, rest_of, tn,
+        transfer_slot,
     };
     pub use crate::elicit::__derive_support as derive_elicit;
     pub use crate::error::MrtrError;

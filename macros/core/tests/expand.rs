@@ -68,6 +68,28 @@ fn for_loop_with_a_key_per_iteration() {
 }
 
 #[test]
+fn loop_with_a_break_value_and_an_assignment_from_an_ask() {
+    insta::assert_snapshot!(expand(quote! {
+        #[tool(description = "Ask for a name until it is valid")]
+        async fn name(&self, Parameters(args): Parameters<Args>) -> Result<String, ErrorData> {
+            let mut tries = 0;
+            let mut last = Answer::Decline;
+            let name = loop {
+                tries += 1;
+                if tries > args.max_tries {
+                    return Ok(String::from("gave up"));
+                }
+                last = ask!(name: elicit::<Name>(format!("Name (try {tries})?")));
+                if let Answer::Accept(n) = &last {
+                    break n.name.to_lowercase();
+                }
+            };
+            Ok(format!("{name} after {tries}, {}", last.is_accept()))
+        }
+    }));
+}
+
+#[test]
 fn two_keys_in_one_round() {
     insta::assert_snapshot!(expand(quote! {
         #[prompt(name = "plan")]

@@ -19,6 +19,8 @@ pub struct Gen<'a> {
     /// The handler's written return type.
     pub ret: &'a Type,
     pub fn_name: &'a Ident,
+    /// `#[tool(local)]`: the handler's future need not be `Send`.
+    pub local: bool,
 }
 
 type Held = BTreeSet<BindingId>;
@@ -788,7 +790,16 @@ impl Gen<'_> {
             .filter(|(_, c)| c.has_value)
             .map(|(i, _)| {
                 let t = Self::transfer(i);
-                quote!(let mut #t = ::core::option::Option::None;)
+                let (frame, index) = self.plan.construct_at[i];
+                let span = match &self.body.frames[frame].stmts[index].kind {
+                    NodeKind::Opened { pat: Some(pat), .. } => syn::spanned::Spanned::span(pat),
+                    _ => Span::call_site(),
+                };
+                // rmcp boxes a handler's future as `Send` unless the tool is `local`.
+                let spanned = Ident::new(&t.to_string(), span);
+                let check = (!self.local)
+                    .then(|| quote_spanned!(span=> ::mrtr::__private::transfer_slot(&#spanned);));
+                quote!(let mut #t = ::core::option::Option::None; #check)
             });
         let markers = self.body.sites.iter().flat_map(|s| &s.keys).map(|k| {
             let m = Self::marker(&k.key);

@@ -169,6 +169,7 @@ fn lower_method(method: &ImplItemFn, resource: bool, errors: &mut Errors) -> Opt
         plan: &plan,
         ret: &ret,
         fn_name: name,
+        local: is_local(method),
     };
     let lowered = machine.body_tokens();
     Some(emit(method, kind, &ret, &machine, lowered))
@@ -201,6 +202,15 @@ fn handler_kind(method: &ImplItemFn, resource: bool, errors: &mut Errors) -> Opt
             None
         }
     }
+}
+
+/// `#[tool(local)]` / `#[prompt(local)]`: rmcp does not require the future to be `Send`.
+fn is_local(method: &ImplItemFn) -> bool {
+    method.attrs.iter().any(|attr| {
+        let kind = attr.path().segments.last().map(|s| s.ident.to_string());
+        matches!(kind.as_deref(), Some("tool" | "prompt"))
+            && matches!(&attr.meta, syn::Meta::List(list) if list.tokens.clone().into_iter().any(|t| matches!(&t, proc_macro2::TokenTree::Ident(i) if i == "local")))
+    })
 }
 
 /// `T` of a written `Json<T>` / `Result<Json<T>, E>`: rmcp derives the output schema from the
