@@ -14,9 +14,9 @@ pub mod session;
 
 pub use client::{Caps, Received, Reply, ScriptedClient, accept, root_uris, text};
 pub use run::{Both, Run, run, run_both};
-pub use runtime::test_runtime;
+pub use runtime::{TEST_KEY, TestClock, runtime_with, single_use_runtime, test_runtime};
 pub use server::{Effects, Outcome, Round, TestServer, Transcript};
 pub use session::{
-    ERAS, Era, Session, connect, expect_complete, expect_input_required, expect_rpc_error, keys_of,
-    params, requests_of, text_of,
+    ERAS, Era, Session, connect, expect_complete, expect_input_required, expect_rpc_error,
+    expect_rpc_error_data, keys_of, params, requests_of, text_of,
 };

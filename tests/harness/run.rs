@@ -111,7 +111,7 @@ impl Both {
     /// - both eras end with `expected`, and the legacy run is the straight-line reference;
     /// - the modern call took `rounds` `input_required` rounds, the legacy call none;
     /// - the legacy call sent one real request per ask, `asks` in all, and the modern call had
-    ///   the client answer exactly as many;
+    ///   the client answer exactly as many, the same questions in the same order;
     /// - user code ran identically: both eras leave the same effect log, so nothing ran twice.
     pub fn assert_table(&self, expected: &str, rounds: usize, asks: usize) {
         let (modern, legacy) = (&self.modern, &self.legacy);

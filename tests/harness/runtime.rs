@@ -1,18 +1,56 @@
 //! The mrtr runtime each test server runs with: a fixed sealing key, so a token minted by one
-//! server instance opens on another with the same key, as behind a load balancer.
+//! server instance opens on another with the same key, as behind a load balancer; and a clock
+//! the test can move, so expiry is tested without sleeping.
 
 use std::sync::Arc;
-use std::time::Duration;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use mrtr::Runtime;
-use mrtr::config::StateConfig;
+use mrtr::config::{Clock, KeyRing, StateConfig, StateKey};
 
-/// A runtime sealing for `audience` with the harness's fixed key.
+/// The harness's key: fixed, so every instance built from it opens every other's tokens.
+pub const TEST_KEY: [u8; 32] = *b"mrtr behaviour harness state key";
+
+/// A settable clock, in seconds since the Unix epoch. Clones share the time.
+#[derive(Clone, Debug)]
+pub struct TestClock(Arc<AtomicU64>);
+
+impl TestClock {
+    pub fn at(now: u64) -> Self {
+        TestClock(Arc::new(AtomicU64::new(now)))
+    }
+
+    pub fn advance(&self, seconds: u64) {
+        self.0.fetch_add(seconds, Ordering::SeqCst);
+    }
+
+    fn clock(&self) -> Clock {
+        let now = self.0.clone();
+        Clock::from_fn(move || now.load(Ordering::SeqCst))
+    }
+}
+
+/// A runtime sealing for `audience` with the harness's fixed key and the system clock.
 pub fn test_runtime(audience: &str) -> Arc<Runtime> {
-    let config = StateConfig {
-        ttl: Duration::from_secs(300),
-        max_bytes: 16 * 1024,
-        audience: audience.to_owned(),
-    };
-    Arc::new(Runtime::new(config).expect("the harness's state configuration is valid"))
+    runtime_with(audience, &TEST_KEY, None)
+}
+
+/// A runtime sealing for `audience` with `key` and, if given, a test clock.
+pub fn runtime_with(audience: &str, key: &[u8; 32], clock: Option<&TestClock>) -> Arc<Runtime> {
+    Arc::new(runtime_config(audience, key, clock))
+}
+
+/// The same runtime with single-use tokens: every continuation can be redeemed once.
+pub fn single_use_runtime(audience: &str) -> Arc<Runtime> {
+    let guard = Arc::new(mrtr::replay::InMemoryReplayGuard::new());
+    Arc::new(runtime_config(audience, &TEST_KEY, None).with_replay_guard(guard))
+}
+
+fn runtime_config(audience: &str, key: &[u8; 32], clock: Option<&TestClock>) -> Runtime {
+    let key = StateKey::new("t1", key.to_vec()).expect("a 32-byte key with a valid id");
+    let mut config = StateConfig::new(audience, KeyRing::new(key));
+    if let Some(clock) = clock {
+        config = config.with_clock(clock.clock());
+    }
+    Runtime::new(config).expect("the harness's state configuration is valid")
 }

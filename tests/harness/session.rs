@@ -148,6 +148,16 @@ pub fn expect_rpc_error<T: std::fmt::Debug>(response: Result<T, ServiceError>) -
     }
 }
 
+/// The JSON-RPC error of a failed request, with its `data`.
+pub fn expect_rpc_error_data<T: std::fmt::Debug>(
+    response: Result<T, ServiceError>,
+) -> (i32, Option<Value>) {
+    match response {
+        Err(ServiceError::McpError(error)) => (error.code.0, error.data),
+        other => panic!("expected a JSON-RPC error, got {other:?}"),
+    }
+}
+
 /// The sorted keys of an `input_required` result's `inputRequests`.
 pub fn keys_of(result: &InputRequiredResult) -> Vec<String> {
     result

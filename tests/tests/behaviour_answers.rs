@@ -3,6 +3,8 @@
 //! Raw rounds (hand-built `inputResponses`) pin the 2026-07-28 wire shapes; scripted clients
 //! check the same on a legacy session, where the re-ask is a second real request.
 
+#![allow(deprecated)] // sampling and roots are deprecated by SEP-2577 but still part of 2026-07-28
+
 use mrtr::{Answer, ask, mrtr_tool};
 use mrtr_tests::harness::*;
 use rmcp::handler::server::wrapper::Parameters;
@@ -71,6 +73,42 @@ impl Asker {
         let replicas = describe(replicas, |c| c.n.to_string());
         Ok(reply(format!("env={env} replicas={replicas}")))
     }
+}
+
+#[tool_router(router = gated_router)]
+impl Asker {
+    #[mrtr_tool]
+    #[tool(description = "a URL elicitation")]
+    async fn sign_in(&self) -> Result<CallToolResult, ErrorData> {
+        self.effects.record("plan");
+        let opened =
+            ask!(login: elicit_url("Sign in to continue", "https://auth.example.invalid/start"));
+        self.effects.record("after");
+        Ok(reply(describe(opened, |()| "signed in".to_owned())))
+    }
+
+    #[mrtr_tool]
+    #[tool(description = "sampling and roots in one round")]
+    async fn sample_and_roots(&self) -> Result<CallToolResult, ErrorData> {
+        self.effects.record("plan");
+        let request = rmcp::model::CreateMessageRequestParams::new(
+            vec![rmcp::model::SamplingMessage::user_text("Say hi")],
+            16,
+        );
+        let (said, listed) = ask!(said: sample(request), listed: roots());
+        self.effects.record("after");
+        let said = describe(said, |result| result.model);
+        let listed = describe(listed, |list| list.roots.len().to_string());
+        Ok(reply(format!("{said} {listed}")))
+    }
+}
+
+fn gated(effects: Effects) -> TestServer<Asker> {
+    TestServer::new(
+        Asker { effects },
+        Asker::gated_router(),
+        test_runtime("behaviour-answers"),
+    )
 }
 
 fn server(effects: Effects) -> TestServer<Asker> {
@@ -315,4 +353,89 @@ async fn an_ask_the_client_cannot_serve_is_refused_with_32021_in_both_eras() {
             "{era:?}: nothing undeclared goes on the wire"
         );
     }
+}
+
+#[tokio::test]
+async fn url_elicitation_is_answered_in_both_eras() {
+    let client =
+        || ScriptedClient::new(Caps::ALL).on_elicit("Sign in to continue", [accept(Value::Null)]);
+    let both = run_both(gated, client, "sign_in", json!({})).await;
+    both.assert_table("signed in", 1, 1);
+    assert_eq!(
+        both.legacy.received[0].params["url"],
+        "https://auth.example.invalid/start"
+    );
+    assert_eq!(
+        both.modern.received[0].params["url"],
+        "https://auth.example.invalid/start"
+    );
+}
+
+#[tokio::test]
+async fn required_capabilities_name_exactly_what_is_missing() {
+    let cases = [
+        (
+            "sign_in",
+            Caps::FORM_ONLY,
+            json!({"elicitation": {"url": {}}}),
+        ),
+        (
+            "sample_and_roots",
+            Caps::FORM_ONLY,
+            json!({"sampling": {}, "roots": {}}),
+        ),
+        (
+            "sample_and_roots",
+            Caps {
+                sampling: true,
+                ..Caps::NONE
+            },
+            json!({"roots": {}}),
+        ),
+    ];
+    for (tool, caps, missing) in cases {
+        for era in ERAS {
+            let effects = Effects::default();
+            let session = connect(gated(effects.clone()), ScriptedClient::new(caps), era).await;
+            let (code, data) = expect_rpc_error_data(session.call(tool, json!({})).await);
+            assert_eq!(code, -32021, "{tool} {era:?}");
+            assert_eq!(
+                data,
+                Some(json!({"requiredCapabilities": missing})),
+                "{tool} {era:?}"
+            );
+            assert_eq!(effects.all(), ["plan"], "{tool} {era:?}");
+            assert!(
+                session.client.received().is_empty(),
+                "{tool} {era:?}: nothing undeclared was sent"
+            );
+            session.close().await;
+        }
+    }
+}
+
+#[tokio::test]
+async fn sampling_and_roots_in_one_round_are_answered_together() {
+    let client = || {
+        ScriptedClient::new(Caps::ALL)
+            .on_sample("Say hi", [text("hi")])
+            .on_roots([root_uris(["file:///a"])])
+    };
+    let both = run_both(gated, client, "sample_and_roots", json!({})).await;
+    both.assert_table("scripted-model 1", 1, 2);
+    assert_eq!(both.modern.asked_keys(), [["listed", "said"]]);
+}
+
+#[tokio::test]
+async fn a_legacy_client_that_fails_the_request_reads_as_a_cancel() {
+    let client = ScriptedClient::new(Caps::FORM_ONLY)
+        .on_elicit("Deploy api?", [Reply::Fail("dialog crashed".into())]);
+    let legacy = run(Era::Legacy, server, client, "deploy", ARGS()).await;
+    assert_eq!(
+        legacy.outcome(),
+        "cancelled",
+        "a failed elicitation is a dismissed dialog, never consent"
+    );
+    assert_eq!(legacy.effects, ["plan", "after"]);
+    assert_eq!(legacy.asks(), 1);
 }

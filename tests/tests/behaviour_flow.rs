@@ -69,7 +69,7 @@ enum Mode {
     Manual,
 }
 
-#[derive(Debug, Clone, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 struct Group {
     name: String,
     members: Vec<String>,
@@ -397,6 +397,33 @@ impl Flows {
             "negative": negative, "plan": plan.id, "steps": plan.steps, "names": names,
         });
         Ok(reply(out.to_string()))
+    }
+
+    #[mrtr_tool]
+    #[tool(description = "a binding overwritten after an ask, and one assigned from an answer")]
+    async fn overwrite(
+        &self,
+        Parameters(args): Parameters<Args>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let mut status = format!("draft-{}", args.service);
+        let mut count = 0;
+        self.effects.record(format!("start {status}"));
+        let first = ask!(a: elicit::<Name>("a?"));
+        status = match first {
+            Answer::Accept(first) => first.name,
+            Answer::Decline | Answer::Cancel => "none".to_owned(),
+        };
+        count += 1;
+        let mut second = ask!(b: elicit::<Name>(format!("{status}?")));
+        if matches!(second, Answer::Decline) {
+            self.effects.record("declined once");
+            second = ask!(again: elicit::<Name>(format!("{status}, are you sure?")));
+        }
+        let second = match second {
+            Answer::Accept(second) => second.name,
+            Answer::Decline | Answer::Cancel => "none".to_owned(),
+        };
+        Ok(reply(format!("{status} {count} {second}")))
     }
 
     #[mrtr_tool]
@@ -799,4 +826,17 @@ async fn roots_and_sampling_answers_flow_into_later_asks() {
         keys(&[&["workspace"], &["summary"]])
     );
     assert_eq!(both.legacy.effects, ["begin", "roots 2"]);
+}
+
+#[tokio::test]
+async fn overwritten_and_answer_assigned_bindings_resume_with_their_new_values() {
+    let client = || {
+        ScriptedClient::new(Caps::FORM_ONLY)
+            .on_elicit("a?", [accept(json!({"name": "live"}))])
+            .on_elicit("live?", [Reply::Decline])
+            .on_elicit("live, are you sure?", [accept(json!({"name": "yes"}))])
+    };
+    let both = run_both(server, client, "overwrite", json!({"service": "svc"})).await;
+    both.assert_table("live 1 yes", 3, 3);
+    assert_eq!(both.legacy.effects, ["start draft-svc", "declined once"]);
 }
