@@ -215,14 +215,14 @@ fn check_type(ty: &Type, errors: &mut Errors) {
                     ty,
                     "a map does not fit a flat form: the requestedSchema has a fixed set of properties; declare one field per key",
                 );
-            } else if name == "Option" {
-                if let Some(inner) = only_type_argument(&last.arguments) {
-                    check_type(inner, errors);
-                }
-            } else if name == "Vec" {
-                if let Some(inner) = only_type_argument(&last.arguments) {
-                    check_list_element(inner, errors);
-                }
+            } else if name == "Option"
+                && let Some(inner) = only_type_argument(&last.arguments)
+            {
+                check_type(inner, errors);
+            } else if name == "Vec"
+                && let Some(inner) = only_type_argument(&last.arguments)
+            {
+                check_list_element(inner, errors);
             }
         }
         _ => {}
