@@ -66,7 +66,10 @@ impl<T> Answer<T> {
 /// `Err` means the value is missing its expected shape (wrong type, undecodable content): the
 /// caller treats the key as unanswered and asks again. The value is attacker input, so every
 /// path here returns instead of panicking.
-pub fn decode<T: DeserializeOwned>(request: &InputRequest, raw: &Value) -> Result<Answer<T>, String> {
+pub fn decode<T: DeserializeOwned>(
+    request: &InputRequest,
+    raw: &Value,
+) -> Result<Answer<T>, String> {
     match request.method {
         InputMethod::Elicitation => decode_elicitation(request, raw),
         InputMethod::Sampling => decode_sampling(raw),
@@ -75,9 +78,16 @@ pub fn decode<T: DeserializeOwned>(request: &InputRequest, raw: &Value) -> Resul
 }
 
 /// `ElicitResult`: `{action, content?}`.
-fn decode_elicitation<T: DeserializeOwned>(request: &InputRequest, raw: &Value) -> Result<Answer<T>, String> {
-    let object = raw.as_object().ok_or_else(|| format!("an elicitation answer must be an object, got {}", kind(raw)))?;
-    let action = object.get("action").ok_or("an elicitation answer needs an `action`")?;
+fn decode_elicitation<T: DeserializeOwned>(
+    request: &InputRequest,
+    raw: &Value,
+) -> Result<Answer<T>, String> {
+    let object = raw
+        .as_object()
+        .ok_or_else(|| format!("an elicitation answer must be an object, got {}", kind(raw)))?;
+    let action = object
+        .get("action")
+        .ok_or("an elicitation answer needs an `action`")?;
     match action.as_str() {
         Some("accept") => {}
         // Whatever content came with a refusal is not consent to anything: drop it.
@@ -103,7 +113,9 @@ fn decode_elicitation<T: DeserializeOwned>(request: &InputRequest, raw: &Value) 
             None => T::deserialize(Value::Object(Map::new())),
         }
     };
-    decoded.map(Answer::Accept).map_err(|e| format!("accepted content does not fit the requested form: {e}"))
+    decoded
+        .map(Answer::Accept)
+        .map_err(|e| format!("accepted content does not fit the requested form: {e}"))
 }
 
 /// `CreateMessageResult`: the model's message. There is no refusal variant: a client that will
@@ -112,17 +124,29 @@ fn decode_sampling<T: DeserializeOwned>(raw: &Value) -> Result<Answer<T>, String
     let result = rmcp::model::CreateMessageResult::deserialize(raw)
         .map_err(|e| format!("not a sampling result: {e}"))?;
     result.validate()?;
-    T::deserialize(raw).map(Answer::Accept).map_err(|e| format!("sampling result does not decode: {e}"))
+    T::deserialize(raw)
+        .map(Answer::Accept)
+        .map_err(|e| format!("sampling result does not decode: {e}"))
 }
 
 /// `ListRootsResult`; every root MUST be a `file://` URI (§4.3), and one that is not could point
 /// the handler anywhere, so the whole answer is refused.
 fn decode_roots<T: DeserializeOwned>(raw: &Value) -> Result<Answer<T>, String> {
-    let result = rmcp::model::ListRootsResult::deserialize(raw).map_err(|e| format!("not a roots result: {e}"))?;
-    if let Some(root) = result.roots.iter().find(|root| !root.uri.starts_with("file://")) {
-        return Err(format!("root `{}` is not a file:// URI", truncated(&root.uri)));
+    let result = rmcp::model::ListRootsResult::deserialize(raw)
+        .map_err(|e| format!("not a roots result: {e}"))?;
+    if let Some(root) = result
+        .roots
+        .iter()
+        .find(|root| !root.uri.starts_with("file://"))
+    {
+        return Err(format!(
+            "root `{}` is not a file:// URI",
+            truncated(&root.uri)
+        ));
     }
-    T::deserialize(raw).map(Answer::Accept).map_err(|e| format!("roots result does not decode: {e}"))
+    T::deserialize(raw)
+        .map(Answer::Accept)
+        .map_err(|e| format!("roots result does not decode: {e}"))
 }
 
 fn kind(value: &Value) -> &'static str {

@@ -75,7 +75,10 @@ impl ClientCaps {
     }
 
     fn section(&self, name: &str) -> Option<&Value> {
-        self.declared.as_object()?.get(name).filter(|v| !v.is_null())
+        self.declared
+            .as_object()?
+            .get(name)
+            .filter(|v| !v.is_null())
     }
 
     fn member(&self, section: &str, name: &str) -> bool {
@@ -88,7 +91,9 @@ impl ClientCaps {
 
 impl<C: AsRequestContext> FromContextPart<C> for ClientCaps {
     fn from_context_part(context: &mut C) -> Result<Self, rmcp::ErrorData> {
-        Ok(ClientCaps::from_rmcp(context.as_request_context().client_capabilities().as_ref()))
+        Ok(ClientCaps::from_rmcp(
+            context.as_request_context().client_capabilities().as_ref(),
+        ))
     }
 }
 
@@ -105,7 +110,12 @@ struct Needs {
 
 impl Needs {
     fn any(&self) -> bool {
-        self.form || self.url || self.sampling || self.sampling_tools || self.sampling_context || self.roots
+        self.form
+            || self.url
+            || self.sampling
+            || self.sampling_tools
+            || self.sampling_context
+            || self.roots
     }
 
     /// The `requiredCapabilities` object: a `ClientCapabilities` naming exactly what is missing.
@@ -142,11 +152,16 @@ impl Needs {
 }
 
 /// Checks every request against `caps`; the error names exactly what is missing (-32021).
-pub fn gate<'a>(caps: &ClientCaps, requests: impl IntoIterator<Item = &'a InputRequest>) -> Result<(), MrtrError> {
+pub fn gate<'a>(
+    caps: &ClientCaps,
+    requests: impl IntoIterator<Item = &'a InputRequest>,
+) -> Result<(), MrtrError> {
     let mut needs = Needs::default();
     for request in requests {
         match request.method {
-            InputMethod::Elicitation if request.is_url_elicitation() => needs.url |= !caps.elicitation_url(),
+            InputMethod::Elicitation if request.is_url_elicitation() => {
+                needs.url |= !caps.elicitation_url()
+            }
             InputMethod::Elicitation => needs.form |= !caps.elicitation_form(),
             InputMethod::Sampling => {
                 needs.sampling |= !caps.sampling();
@@ -156,12 +171,18 @@ pub fn gate<'a>(caps: &ClientCaps, requests: impl IntoIterator<Item = &'a InputR
                 // `thisServer` / `allServers` are soft-deprecated and SHOULD only be sent to a
                 // client that declared `sampling.context`; "SHOULD" is enforced like "MUST"
                 // because an undeclared ask must never reach the wire.
-                let uses_context =
-                    request.param("includeContext").and_then(Value::as_str).is_some_and(|c| c != "none");
+                let uses_context = request
+                    .param("includeContext")
+                    .and_then(Value::as_str)
+                    .is_some_and(|c| c != "none");
                 needs.sampling_context |= uses_context && !caps.sampling_context();
             }
             InputMethod::Roots => needs.roots |= !caps.roots(),
         }
     }
-    if needs.any() { Err(MrtrError::MissingCapability(needs.required(caps))) } else { Ok(()) }
+    if needs.any() {
+        Err(MrtrError::MissingCapability(needs.required(caps)))
+    } else {
+        Ok(())
+    }
 }

@@ -130,7 +130,10 @@ pub mod __derive_support {
             schema.insert("enum".into(), values(choices));
         } else if legacy_enum_names {
             schema.insert("enum".into(), values(choices));
-            let names = choices.iter().map(|c| Value::from(c.title.unwrap_or(c.value))).collect();
+            let names = choices
+                .iter()
+                .map(|c| Value::from(c.title.unwrap_or(c.value)))
+                .collect();
             schema.insert("enumNames".into(), names);
         } else {
             schema.insert("oneOf".into(), const_titles(choices));
@@ -180,7 +183,8 @@ pub mod __derive_support {
         }
 
         pub fn field(mut self, name: &str, property: Property, required: bool) -> Self {
-            self.properties.insert(name.into(), Value::Object(property.0));
+            self.properties
+                .insert(name.into(), Value::Object(property.0));
             if required {
                 self.required.push(name.into());
             }
@@ -198,8 +202,8 @@ pub mod __derive_support {
         }
     }
 
-    // Marker traits for attribute/type agreement. Each is checked where the attribute is
-    // written, so the error lands on the attribute and names the rule.
+    // Marker traits for attribute/type agreement. A mismatch is reported on the field's type,
+    // with a label naming the attributes that need that kind of field.
 
     #[diagnostic::on_unimplemented(
         message = "this attribute applies to string fields, and `{Self}` is not one",
@@ -218,7 +222,9 @@ pub mod __derive_support {
     macro_rules! number_fields {
         ($($ty:ty),*) => {$( impl NumberField for $ty {} )*};
     }
-    number_fields!(i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize, f32, f64);
+    number_fields!(
+        i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize, f32, f64
+    );
     impl<T: NumberField> NumberField for Option<T> {}
 
     #[diagnostic::on_unimplemented(
@@ -276,7 +282,9 @@ pub mod __derive_support {
             }
             i += 1;
         }
-        panic!("`default` is not one of the enum's wire values (after `#[serde(rename)]`/`rename_all`)");
+        panic!(
+            "`default` is not one of the enum's wire values (after `#[serde(rename)]`/`rename_all`)"
+        );
     }
 
     const fn str_eq(a: &str, b: &str) -> bool {

@@ -23,7 +23,11 @@ pub struct Limits {
 
 impl Default for Limits {
     fn default() -> Self {
-        Self { max_keys: 64, max_depth: 32, max_bytes: 1 << 20 }
+        Self {
+            max_keys: 64,
+            max_depth: 32,
+            max_bytes: 1 << 20,
+        }
     }
 }
 
@@ -45,7 +49,10 @@ impl Limits {
             }
         }
         // Depth is bounded now, so the recursive serializer cannot exhaust the stack.
-        let mut counter = ByteCounter { bytes: 0, limit: self.max_bytes };
+        let mut counter = ByteCounter {
+            bytes: 0,
+            limit: self.max_bytes,
+        };
         if serde_json::to_writer(&mut counter, responses).is_err() {
             return Err(MrtrError::InvalidInputResponses(format!(
                 "inputResponses is larger than {} bytes",

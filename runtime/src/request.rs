@@ -34,7 +34,8 @@ pub struct InputRequest {
 impl InputRequest {
     /// URL-mode elicitation (`params.mode == "url"`). A missing `mode` means form.
     pub fn is_url_elicitation(&self) -> bool {
-        self.method == InputMethod::Elicitation && self.param("mode").and_then(Value::as_str) == Some("url")
+        self.method == InputMethod::Elicitation
+            && self.param("mode").and_then(Value::as_str) == Some("url")
     }
 
     /// One top-level field of `params`, if `params` is an object that has it.
@@ -52,7 +53,10 @@ pub struct Ask<T> {
 
 impl<T> Ask<T> {
     pub fn from_request(request: InputRequest) -> Self {
-        Self { request, answer: PhantomData }
+        Self {
+            request,
+            answer: PhantomData,
+        }
     }
     pub fn request(&self) -> &InputRequest {
         &self.request
@@ -81,10 +85,15 @@ pub fn elicit<T: Elicit>(message: impl Into<String>) -> Ask<T> {
 /// `schema` must be the restricted flat object schema of protocol.md §4.1
 /// (`{"type":"object","properties":{..},"required":[..]}`); an accepted answer's `content`
 /// decodes as `T` (a `serde_json::Map<String, Value>` takes anything).
-pub fn elicit_with_schema<T: DeserializeOwned>(message: impl Into<String>, schema: Value) -> Ask<T> {
+pub fn elicit_with_schema<T: DeserializeOwned>(
+    message: impl Into<String>,
+    schema: Value,
+) -> Ask<T> {
     Ask::from_request(InputRequest {
         method: InputMethod::Elicitation,
-        params: Some(json!({ "mode": "form", "message": message.into(), "requestedSchema": schema })),
+        params: Some(
+            json!({ "mode": "form", "message": message.into(), "requestedSchema": schema }),
+        ),
     })
 }
 
@@ -103,7 +112,9 @@ pub fn elicit_url(message: impl Into<String>, url: impl Into<String>) -> Ask<()>
 ///
 /// `_meta` is dropped: 2026-07-28 `CreateMessageRequestParams` has none. Asking with `tools` or
 /// `toolChoice` needs the client's `sampling.tools` capability (checked by the gate).
-pub fn sample(params: rmcp::model::CreateMessageRequestParams) -> Ask<rmcp::model::CreateMessageResult> {
+pub fn sample(
+    params: rmcp::model::CreateMessageRequestParams,
+) -> Ask<rmcp::model::CreateMessageResult> {
     let params = match serde_json::to_value(params) {
         Ok(Value::Object(mut object)) => {
             object.remove("_meta");
@@ -113,11 +124,17 @@ pub fn sample(params: rmcp::model::CreateMessageRequestParams) -> Ask<rmcp::mode
         Ok(other) => other,
         Err(_) => Value::Object(Map::new()),
     };
-    Ask::from_request(InputRequest { method: InputMethod::Sampling, params: Some(params) })
+    Ask::from_request(InputRequest {
+        method: InputMethod::Sampling,
+        params: Some(params),
+    })
 }
 
 /// `roots/list`. Prefer tool arguments or configuration for filesystem boundaries (the porting
 /// guide's advice); this exists for handlers that genuinely need the client's roots.
 pub fn roots() -> Ask<rmcp::model::ListRootsResult> {
-    Ask::from_request(InputRequest { method: InputMethod::Roots, params: Some(Value::Object(Map::new())) })
+    Ask::from_request(InputRequest {
+        method: InputMethod::Roots,
+        params: Some(Value::Object(Map::new())),
+    })
 }

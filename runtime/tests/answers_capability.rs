@@ -23,7 +23,10 @@ fn sampling(extra: Value) -> InputRequest {
         "messages": [{ "role": "user", "content": { "type": "text", "text": "hi" } }],
         "maxTokens": 10
     });
-    params.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+    params
+        .as_object_mut()
+        .unwrap()
+        .extend(extra.as_object().unwrap().clone());
     sample(serde_json::from_value(params).unwrap()).into_request()
 }
 
@@ -54,7 +57,12 @@ fn elicitation_modes_are_read_from_form_and_url() {
 
 #[test]
 fn nothing_declared_allows_nothing() {
-    for c in [caps(json!({})), caps(json!(null)), caps(json!("everything")), ClientCaps::from_rmcp(None)] {
+    for c in [
+        caps(json!({})),
+        caps(json!(null)),
+        caps(json!("everything")),
+        ClientCaps::from_rmcp(None),
+    ] {
         assert!(!c.elicitation_form());
         assert!(!c.elicitation_url());
         assert!(!c.sampling());
@@ -91,72 +99,122 @@ fn capabilities_from_rmcp_keep_what_the_client_declared() {
 
 #[test]
 fn declared_asks_pass_the_gate() {
-    let all = caps(json!({ "elicitation": { "form": {}, "url": {} }, "sampling": { "tools": {} }, "roots": {} }));
-    let asks = [form(), url(), sampling(json!({ "tools": [], "toolChoice": { "mode": "auto" } })), roots().into_request()];
+    let all = caps(
+        json!({ "elicitation": { "form": {}, "url": {} }, "sampling": { "tools": {} }, "roots": {} }),
+    );
+    let asks = [
+        form(),
+        url(),
+        sampling(json!({ "tools": [], "toolChoice": { "mode": "auto" } })),
+        roots().into_request(),
+    ];
     assert!(gate(&all, &asks).is_ok());
     assert!(gate(&caps(json!({})), &[]).is_ok());
 }
 
 #[test]
 fn form_elicitation_without_elicitation_requires_elicitation() {
-    assert_eq!(required(json!({ "sampling": {} }), &[form()]), json!({ "elicitation": {} }));
+    assert_eq!(
+        required(json!({ "sampling": {} }), &[form()]),
+        json!({ "elicitation": {} })
+    );
 }
 
 #[test]
 fn form_elicitation_with_url_only_requires_form() {
-    assert_eq!(required(json!({ "elicitation": { "url": {} } }), &[form()]), json!({ "elicitation": { "form": {} } }));
+    assert_eq!(
+        required(json!({ "elicitation": { "url": {} } }), &[form()]),
+        json!({ "elicitation": { "form": {} } })
+    );
 }
 
 #[test]
 fn url_elicitation_requires_elicitation_url() {
-    assert_eq!(required(json!({ "elicitation": {} }), &[url()]), json!({ "elicitation": { "url": {} } }));
-    assert_eq!(required(json!({}), &[url()]), json!({ "elicitation": { "url": {} } }));
+    assert_eq!(
+        required(json!({ "elicitation": {} }), &[url()]),
+        json!({ "elicitation": { "url": {} } })
+    );
+    assert_eq!(
+        required(json!({}), &[url()]),
+        json!({ "elicitation": { "url": {} } })
+    );
 }
 
 #[test]
 fn sampling_requires_sampling() {
-    assert_eq!(required(json!({ "elicitation": {} }), &[sampling(json!({}))]), json!({ "sampling": {} }));
+    assert_eq!(
+        required(json!({ "elicitation": {} }), &[sampling(json!({}))]),
+        json!({ "sampling": {} })
+    );
 }
 
 #[test]
 fn sampling_with_tools_requires_sampling_tools() {
     let with_tools = sampling(json!({ "tools": [] }));
-    assert_eq!(required(json!({ "sampling": {} }), &[with_tools.clone()]), json!({ "sampling": { "tools": {} } }));
-    assert_eq!(required(json!({}), &[with_tools]), json!({ "sampling": { "tools": {} } }));
+    assert_eq!(
+        required(json!({ "sampling": {} }), std::slice::from_ref(&with_tools)),
+        json!({ "sampling": { "tools": {} } })
+    );
+    assert_eq!(
+        required(json!({}), &[with_tools]),
+        json!({ "sampling": { "tools": {} } })
+    );
     let with_choice = sampling(json!({ "toolChoice": { "mode": "none" } }));
-    assert_eq!(required(json!({ "sampling": {} }), &[with_choice]), json!({ "sampling": { "tools": {} } }));
+    assert_eq!(
+        required(json!({ "sampling": {} }), &[with_choice]),
+        json!({ "sampling": { "tools": {} } })
+    );
 }
 
 #[test]
 fn sampling_with_server_context_requires_sampling_context() {
     let this_server = sampling(json!({ "includeContext": "thisServer" }));
-    assert_eq!(required(json!({ "sampling": {} }), &[this_server]), json!({ "sampling": { "context": {} } }));
+    assert_eq!(
+        required(json!({ "sampling": {} }), &[this_server]),
+        json!({ "sampling": { "context": {} } })
+    );
     let none = sampling(json!({ "includeContext": "none" }));
     assert!(gate(&caps(json!({ "sampling": {} })), &[none]).is_ok());
 }
 
 #[test]
 fn roots_requires_roots() {
-    assert_eq!(required(json!({ "sampling": {} }), &[roots().into_request()]), json!({ "roots": {} }));
+    assert_eq!(
+        required(json!({ "sampling": {} }), &[roots().into_request()]),
+        json!({ "roots": {} })
+    );
 }
 
 #[test]
 fn every_failing_ask_is_named_in_one_error() {
-    let asks = [form(), url(), sampling(json!({ "tools": [] })), roots().into_request()];
+    let asks = [
+        form(),
+        url(),
+        sampling(json!({ "tools": [] })),
+        roots().into_request(),
+    ];
     assert_eq!(
         required(json!({}), &asks),
         json!({ "elicitation": { "form": {}, "url": {} }, "sampling": { "tools": {} }, "roots": {} })
     );
     // Only what is missing is named: the declared sampling and form stay out.
     assert_eq!(
-        required(json!({ "sampling": {}, "elicitation": {} }), &[form(), url(), sampling(json!({}))]),
+        required(
+            json!({ "sampling": {}, "elicitation": {} }),
+            &[form(), url(), sampling(json!({}))]
+        ),
         json!({ "elicitation": { "url": {} } })
     );
 }
 
 #[test]
 fn the_gate_error_is_json_rpc_minus_32021_with_required_capabilities() {
-    let error: rmcp::ErrorData = gate(&caps(json!({})), &[sampling(json!({}))]).unwrap_err().into();
+    let error: rmcp::ErrorData = gate(&caps(json!({})), &[sampling(json!({}))])
+        .unwrap_err()
+        .into();
     assert_eq!(error.code.0, -32021);
-    assert_eq!(error.data, Some(json!({ "requiredCapabilities": { "sampling": {} } })));
+    assert_eq!(
+        error.data,
+        Some(json!({ "requiredCapabilities": { "sampling": {} } }))
+    );
 }

@@ -37,15 +37,26 @@ fn sampling() -> InputRequest {
 
 #[test]
 fn accepted_form_content_decodes_as_the_form_type() {
-    let answer = decode::<UserName>(&form(), &json!({ "action": "accept", "content": { "name": "Alice" } }));
-    assert_eq!(answer, Ok(Answer::Accept(UserName { name: "Alice".into() })));
+    let answer = decode::<UserName>(
+        &form(),
+        &json!({ "action": "accept", "content": { "name": "Alice" } }),
+    );
+    assert_eq!(
+        answer,
+        Ok(Answer::Accept(UserName {
+            name: "Alice".into()
+        }))
+    );
 }
 
 #[test]
 fn decline_and_cancel_decode_whatever_content_they_carry() {
     let decline = decode::<UserName>(&form(), &json!({ "action": "decline" }));
     assert_eq!(decline, Ok(Answer::Decline));
-    let cancel = decode::<UserName>(&form(), &json!({ "action": "cancel", "content": { "bogus": 1 } }));
+    let cancel = decode::<UserName>(
+        &form(),
+        &json!({ "action": "cancel", "content": { "bogus": 1 } }),
+    );
     assert_eq!(cancel, Ok(Answer::Cancel));
 }
 
@@ -75,29 +86,54 @@ fn malformed_elicitation_answers_are_missing() {
         json!({ "action": 1, "content": { "name": "Alice" } }),
         json!({ "action": null }),
     ] {
-        assert!(decode::<UserName>(&form(), &raw).is_err(), "{raw} should not decode");
+        assert!(
+            decode::<UserName>(&form(), &raw).is_err(),
+            "{raw} should not decode"
+        );
     }
 }
 
 #[test]
 fn content_of_the_wrong_type_is_missing() {
-    for content in [json!({ "name": 42 }), json!({ "nom": "Alice" }), json!("Alice"), json!([])] {
+    for content in [
+        json!({ "name": 42 }),
+        json!({ "nom": "Alice" }),
+        json!("Alice"),
+        json!([]),
+    ] {
         let raw = json!({ "action": "accept", "content": content });
-        assert!(decode::<UserName>(&form(), &raw).is_err(), "{raw} should not decode");
+        assert!(
+            decode::<UserName>(&form(), &raw).is_err(),
+            "{raw} should not decode"
+        );
     }
 }
 
 #[test]
 fn extra_content_keys_do_not_stop_a_form_from_decoding() {
     let raw = json!({ "action": "accept", "content": { "name": "Alice", "age": 30 } });
-    assert_eq!(decode::<UserName>(&form(), &raw), Ok(Answer::Accept(UserName { name: "Alice".into() })));
+    assert_eq!(
+        decode::<UserName>(&form(), &raw),
+        Ok(Answer::Accept(UserName {
+            name: "Alice".into()
+        }))
+    );
 }
 
 #[test]
 fn url_accept_without_content_decodes_as_unit() {
-    assert_eq!(decode::<()>(&url(), &json!({ "action": "accept" })), Ok(Answer::Accept(())));
-    assert_eq!(decode::<()>(&url(), &json!({ "action": "accept", "content": {} })), Ok(Answer::Accept(())));
-    assert_eq!(decode::<()>(&url(), &json!({ "action": "decline" })), Ok(Answer::Decline));
+    assert_eq!(
+        decode::<()>(&url(), &json!({ "action": "accept" })),
+        Ok(Answer::Accept(()))
+    );
+    assert_eq!(
+        decode::<()>(&url(), &json!({ "action": "accept", "content": {} })),
+        Ok(Answer::Accept(()))
+    );
+    assert_eq!(
+        decode::<()>(&url(), &json!({ "action": "decline" })),
+        Ok(Answer::Decline)
+    );
 }
 
 #[test]
@@ -118,7 +154,15 @@ fn sampling_result_decodes_as_create_message_result() {
         panic!("a well-formed sampling result must decode");
     };
     assert_eq!(result.model, "test-model");
-    assert_eq!(result.message.content.first().and_then(|c| c.as_text()).map(|t| t.text.as_str()), Some("The capital of France is Paris."));
+    assert_eq!(
+        result
+            .message
+            .content
+            .first()
+            .and_then(|c| c.as_text())
+            .map(|t| t.text.as_str()),
+        Some("The capital of France is Paris.")
+    );
 }
 
 #[test]
@@ -131,14 +175,18 @@ fn malformed_sampling_results_are_missing() {
         json!({ "role": "assistant", "content": { "type": "text", "text": "hi" } }),
         json!({ "role": "user", "content": { "type": "text", "text": "hi" }, "model": "m" }),
     ] {
-        assert!(decode::<CreateMessageResult>(&sampling(), &raw).is_err(), "{raw} should not decode");
+        assert!(
+            decode::<CreateMessageResult>(&sampling(), &raw).is_err(),
+            "{raw} should not decode"
+        );
     }
 }
 
 #[test]
 fn file_roots_decode_as_list_roots_result() {
     let raw = json!({ "roots": [{ "uri": "file:///test/root", "name": "Test Root" }] });
-    let Ok(Answer::Accept(result)) = decode::<ListRootsResult>(&roots().into_request(), &raw) else {
+    let Ok(Answer::Accept(result)) = decode::<ListRootsResult>(&roots().into_request(), &raw)
+    else {
         panic!("file roots must decode");
     };
     assert_eq!(result.roots.len(), 1);
@@ -153,8 +201,17 @@ fn a_root_that_is_not_a_file_uri_rejects_the_answer() {
 
 #[test]
 fn malformed_roots_results_are_missing() {
-    for raw in [json!(12345), json!(null), json!({}), json!({ "roots": "file:///x" }), json!({ "roots": [{ "name": "n" }] })] {
-        assert!(decode::<ListRootsResult>(&roots().into_request(), &raw).is_err(), "{raw} should not decode");
+    for raw in [
+        json!(12345),
+        json!(null),
+        json!({}),
+        json!({ "roots": "file:///x" }),
+        json!({ "roots": [{ "name": "n" }] }),
+    ] {
+        assert!(
+            decode::<ListRootsResult>(&roots().into_request(), &raw).is_err(),
+            "{raw} should not decode"
+        );
     }
 }
 
@@ -178,5 +235,8 @@ fn answer_helpers_keep_refusals_apart_from_consent() {
 fn an_untyped_form_accepts_any_object_content() {
     let raw = json!({ "action": "accept", "content": { "context": "test context" } });
     let answer = decode::<serde_json::Map<String, Value>>(&form(), &raw).unwrap();
-    assert_eq!(answer.accepted().and_then(|m| m.get("context").cloned()), Some(json!("test context")));
+    assert_eq!(
+        answer.accepted().and_then(|m| m.get("context").cloned()),
+        Some(json!("test context"))
+    );
 }

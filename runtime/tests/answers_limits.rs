@@ -20,30 +20,52 @@ fn rejected(limits: &Limits, r: &BTreeMap<String, Value>) -> bool {
 
 #[test]
 fn as_many_keys_as_the_limit_are_accepted() {
-    let limits = Limits { max_keys: 3, ..Limits::default() };
+    let limits = Limits {
+        max_keys: 3,
+        ..Limits::default()
+    };
     let r = responses((0..3).map(|i| (format!("k{i}"), json!({ "action": "cancel" }))));
     assert!(limits.check(&r).is_ok());
 }
 
 #[test]
 fn one_key_over_the_limit_is_rejected() {
-    let limits = Limits { max_keys: 3, ..Limits::default() };
+    let limits = Limits {
+        max_keys: 3,
+        ..Limits::default()
+    };
     let r = responses((0..4).map(|i| (format!("k{i}"), json!({ "action": "cancel" }))));
     assert!(rejected(&limits, &r));
 }
 
 #[test]
 fn nesting_at_the_depth_limit_is_accepted() {
-    let limits = Limits { max_depth: 4, ..Limits::default() };
+    let limits = Limits {
+        max_depth: 4,
+        ..Limits::default()
+    };
     assert!(limits.check(&responses([("k".into(), nested(4))])).is_ok());
-    assert!(limits.check(&responses([("k".into(), json!({ "a": { "b": { "c": [1] } } }))])).is_ok());
+    assert!(
+        limits
+            .check(&responses([(
+                "k".into(),
+                json!({ "a": { "b": { "c": [1] } } })
+            )]))
+            .is_ok()
+    );
 }
 
 #[test]
 fn nesting_past_the_depth_limit_is_rejected() {
-    let limits = Limits { max_depth: 4, ..Limits::default() };
+    let limits = Limits {
+        max_depth: 4,
+        ..Limits::default()
+    };
     assert!(rejected(&limits, &responses([("k".into(), nested(5))])));
-    assert!(rejected(&limits, &responses([("k".into(), json!({ "a": { "b": { "c": [[1]] } } }))])));
+    assert!(rejected(
+        &limits,
+        &responses([("k".into(), json!({ "a": { "b": { "c": [[1]] } } }))])
+    ));
 }
 
 #[test]
@@ -67,15 +89,24 @@ fn very_deep_input_is_rejected_without_exhausting_the_stack() {
 fn responses_of_exactly_the_byte_limit_are_accepted() {
     let r = responses([("k".into(), json!("x".repeat(10)))]);
     let size = serde_json::to_vec(&r).unwrap().len();
-    let limits = Limits { max_bytes: size, ..Limits::default() };
+    let limits = Limits {
+        max_bytes: size,
+        ..Limits::default()
+    };
     assert!(limits.check(&r).is_ok());
-    let limits = Limits { max_bytes: size - 1, ..Limits::default() };
+    let limits = Limits {
+        max_bytes: size - 1,
+        ..Limits::default()
+    };
     assert!(rejected(&limits, &r));
 }
 
 #[test]
 fn a_large_response_is_rejected_with_invalid_params() {
-    let r = responses([("k".into(), json!({ "action": "accept", "content": { "blob": "x".repeat(2 << 20) } }))]);
+    let r = responses([(
+        "k".into(),
+        json!({ "action": "accept", "content": { "blob": "x".repeat(2 << 20) } }),
+    )]);
     let error = Limits::default().check(&r).unwrap_err();
     assert!(matches!(error, MrtrError::InvalidInputResponses(_)));
     let error: rmcp::ErrorData = error.into();
@@ -85,9 +116,18 @@ fn a_large_response_is_rejected_with_invalid_params() {
 #[test]
 fn default_limits_accept_a_conformance_sized_round() {
     let r = responses([
-        ("user_name".into(), json!({ "action": "accept", "content": { "name": "Alice" } })),
-        ("greeting".into(), json!({ "role": "assistant", "content": { "type": "text", "text": "Hello there!" }, "model": "m" })),
-        ("client_roots".into(), json!({ "roots": [{ "uri": "file:///test/root", "name": "Test Root" }] })),
+        (
+            "user_name".into(),
+            json!({ "action": "accept", "content": { "name": "Alice" } }),
+        ),
+        (
+            "greeting".into(),
+            json!({ "role": "assistant", "content": { "type": "text", "text": "Hello there!" }, "model": "m" }),
+        ),
+        (
+            "client_roots".into(),
+            json!({ "roots": [{ "uri": "file:///test/root", "name": "Test Root" }] }),
+        ),
     ]);
     assert!(Limits::default().check(&r).is_ok());
 }

@@ -17,8 +17,14 @@ fn arbitrary_json() -> impl Strategy<Value = Value> {
         any::<i64>().prop_map(Value::from),
         any::<f64>().prop_map(Value::from),
         "[a-z]{0,8}".prop_map(Value::String),
-        prop_oneof![Just("accept"), Just("decline"), Just("cancel"), Just("file:///x"), Just("assistant")]
-            .prop_map(Value::from),
+        prop_oneof![
+            Just("accept"),
+            Just("decline"),
+            Just("cancel"),
+            Just("file:///x"),
+            Just("assistant")
+        ]
+        .prop_map(Value::from),
     ];
     leaf.prop_recursive(5, 64, 6, |inner| {
         prop_oneof![
@@ -44,14 +50,23 @@ fn arbitrary_json() -> impl Strategy<Value = Value> {
 
 /// Elicitation answers shaped closely enough to reach the content decoding.
 fn elicit_result() -> impl Strategy<Value = Value> {
-    (prop_oneof![Just("accept"), Just("decline"), Just("cancel"), Just("other")], arbitrary_json())
+    (
+        prop_oneof![
+            Just("accept"),
+            Just("decline"),
+            Just("cancel"),
+            Just("other")
+        ],
+        arbitrary_json(),
+    )
         .prop_map(|(action, content)| json!({ "action": action, "content": content }))
 }
 
 fn requests() -> Vec<InputRequest> {
     let params = serde_json::from_value(json!({ "messages": [], "maxTokens": 1 })).unwrap();
     vec![
-        elicit_with_schema::<Value>("m", json!({ "type": "object", "properties": {} })).into_request(),
+        elicit_with_schema::<Value>("m", json!({ "type": "object", "properties": {} }))
+            .into_request(),
         elicit_url("m", "https://example.com").into_request(),
         sample(params).into_request(),
         roots().into_request(),

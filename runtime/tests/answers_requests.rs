@@ -20,8 +20,8 @@ fn wire(request: &InputRequest) -> Value {
 /// a builder whose payload rmcp cannot model would fail at that point.
 fn fits_rmcp(request: &InputRequest) {
     let value = wire(request);
-    let modelled: rmcp::model::InputRequest =
-        serde_json::from_value(value.clone()).unwrap_or_else(|e| panic!("rmcp cannot model {value}: {e}"));
+    let modelled: rmcp::model::InputRequest = serde_json::from_value(value.clone())
+        .unwrap_or_else(|e| panic!("rmcp cannot model {value}: {e}"));
     let _ = modelled;
 }
 
@@ -106,7 +106,10 @@ fn sample_sends_the_rmcp_params_without_meta() {
 #[test]
 fn roots_sends_an_empty_params_object() {
     let ask = roots();
-    assert_eq!(wire(ask.request()), json!({ "method": "roots/list", "params": {} }));
+    assert_eq!(
+        wire(ask.request()),
+        json!({ "method": "roots/list", "params": {} })
+    );
     assert_eq!(ask.request().method, InputMethod::Roots);
     fits_rmcp(ask.request());
 }
@@ -115,13 +118,24 @@ fn roots_sends_an_empty_params_object() {
 fn only_url_mode_elicitation_counts_as_url_elicitation() {
     let form_without_mode = InputRequest {
         method: InputMethod::Elicitation,
-        params: Some(json!({ "message": "m", "requestedSchema": { "type": "object", "properties": {} } })),
+        params: Some(
+            json!({ "message": "m", "requestedSchema": { "type": "object", "properties": {} } }),
+        ),
     };
     assert!(!form_without_mode.is_url_elicitation());
-    let sampling_with_url_mode = InputRequest { method: InputMethod::Sampling, params: Some(json!({ "mode": "url" })) };
+    let sampling_with_url_mode = InputRequest {
+        method: InputMethod::Sampling,
+        params: Some(json!({ "mode": "url" })),
+    };
     assert!(!sampling_with_url_mode.is_url_elicitation());
-    let no_params = InputRequest { method: InputMethod::Elicitation, params: None };
+    let no_params = InputRequest {
+        method: InputMethod::Elicitation,
+        params: None,
+    };
     assert!(!no_params.is_url_elicitation());
-    let not_an_object = InputRequest { method: InputMethod::Elicitation, params: Some(json!("url")) };
+    let not_an_object = InputRequest {
+        method: InputMethod::Elicitation,
+        params: Some(json!("url")),
+    };
     assert!(!not_an_object.is_url_elicitation());
 }

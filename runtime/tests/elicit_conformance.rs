@@ -90,19 +90,28 @@ fn property(schema: &Value, name: &str) -> Value {
 #[test]
 fn sep1034_string_default() {
     let schema = Sep1034Defaults::requested_schema();
-    assert_eq!(property(&schema, "name"), json!({ "type": "string", "default": "John Doe" }));
+    assert_eq!(
+        property(&schema, "name"),
+        json!({ "type": "string", "default": "John Doe" })
+    );
 }
 
 #[test]
 fn sep1034_integer_default() {
     let schema = Sep1034Defaults::requested_schema();
-    assert_eq!(property(&schema, "age"), json!({ "type": "integer", "default": 30 }));
+    assert_eq!(
+        property(&schema, "age"),
+        json!({ "type": "integer", "default": 30 })
+    );
 }
 
 #[test]
 fn sep1034_number_default() {
     let schema = Sep1034Defaults::requested_schema();
-    assert_eq!(property(&schema, "score"), json!({ "type": "number", "default": 95.5 }));
+    assert_eq!(
+        property(&schema, "score"),
+        json!({ "type": "number", "default": 95.5 })
+    );
 }
 
 #[test]
@@ -117,7 +126,10 @@ fn sep1034_enum_default_is_one_of_the_values() {
 #[test]
 fn sep1034_boolean_default() {
     let schema = Sep1034Defaults::requested_schema();
-    assert_eq!(property(&schema, "verified"), json!({ "type": "boolean", "default": true }));
+    assert_eq!(
+        property(&schema, "verified"),
+        json!({ "type": "boolean", "default": true })
+    );
 }
 
 #[test]
@@ -208,8 +220,12 @@ fn sep1330_answer_from_the_suite_decodes() {
 /// Both forms also survive the conversion into rmcp's model that happens before the wire.
 #[test]
 fn conformance_forms_fit_rmcps_elicitation_schema() {
-    for schema in [Sep1034Defaults::requested_schema(), Sep1330Enums::requested_schema()] {
-        let modelled: rmcp::model::ElicitationSchema = serde_json::from_value(schema.clone()).unwrap();
+    for schema in [
+        Sep1034Defaults::requested_schema(),
+        Sep1330Enums::requested_schema(),
+    ] {
+        let modelled: rmcp::model::ElicitationSchema =
+            serde_json::from_value(schema.clone()).unwrap();
         let round_trip = serde_json::to_value(modelled).unwrap();
         assert_eq!(round_trip, schema);
     }

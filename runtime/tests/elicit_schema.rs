@@ -323,13 +323,29 @@ fn defaults_are_emitted_for_every_kind() {
         also: Vec<Environment>,
     }
     let schema = schema::<Defaults>();
-    let defaults: Vec<_> = ["name", "retries", "offset", "ratio", "dry_run", "environment", "also"]
-        .iter()
-        .map(|field| schema["properties"][field]["default"].clone())
-        .collect();
+    let defaults: Vec<_> = [
+        "name",
+        "retries",
+        "offset",
+        "ratio",
+        "dry_run",
+        "environment",
+        "also",
+    ]
+    .iter()
+    .map(|field| schema["properties"][field]["default"].clone())
+    .collect();
     assert_eq!(
         defaults,
-        vec![json!("anonymous"), json!(3), json!(-1), json!(0.25), json!(false), json!("production"), json!(["staging", "dev"])]
+        vec![
+            json!("anonymous"),
+            json!(3),
+            json!(-1),
+            json!(0.25),
+            json!(false),
+            json!("production"),
+            json!(["staging", "dev"])
+        ]
     );
 }
 
@@ -343,6 +359,13 @@ fn derived_forms_decode_answers_with_the_same_names() {
     }
     let schema = schema::<Answer>();
     assert!(schema["properties"].get("targetEnv").is_some());
-    let decoded: Answer = serde_json::from_value(json!({ "targetEnv": "dev", "sizes": ["s", "l"] })).unwrap();
-    assert_eq!(decoded, Answer { target_env: Environment::Development, sizes: vec![Size::Small, Size::Large] });
+    let decoded: Answer =
+        serde_json::from_value(json!({ "targetEnv": "dev", "sizes": ["s", "l"] })).unwrap();
+    assert_eq!(
+        decoded,
+        Answer {
+            target_env: Environment::Development,
+            sizes: vec![Size::Small, Size::Large]
+        }
+    );
 }

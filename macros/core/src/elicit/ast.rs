@@ -9,7 +9,9 @@
 use syn::{Data, DeriveInput, Fields, GenericArgument, Ident, LitStr, PathArguments, Type};
 
 use super::Errors;
-use super::attr::{ChoiceAttrs, DefaultValue, FieldAttrs, SerdeContainer, SerdeMember, doc_description};
+use super::attr::{
+    ChoiceAttrs, DefaultValue, FieldAttrs, SerdeContainer, SerdeMember, doc_description,
+};
 
 pub(crate) enum Input<'a> {
     Form(Form<'a>),
@@ -50,7 +52,7 @@ impl<'a> Input<'a> {
         if !input.generics.params.is_empty() {
             errors.spanned(
                 &input.generics,
-                "`Elicit` cannot be derived for a generic type: a form's schema is fixed at compile time; derive it on a concrete type",
+                "`Elicit` cannot be derived for a type with generic or lifetime parameters: a form's schema is fixed at compile time and its answer is decoded into an owned value; derive it on a concrete, owned type",
             );
         }
         let serde = SerdeContainer::parse(&input.attrs);
@@ -63,7 +65,10 @@ impl<'a> Input<'a> {
                         .iter()
                         .filter_map(|field| Field::from_syn(field, &serde, errors))
                         .collect();
-                    Some(Input::Form(Form { ident: &input.ident, fields }))
+                    Some(Input::Form(Form {
+                        ident: &input.ident,
+                        fields,
+                    }))
                 }
                 _ => {
                     errors.spanned(
@@ -103,7 +108,9 @@ impl<'a> Input<'a> {
                     }
                     let value = member.rename.unwrap_or_else(|| {
                         let name = unraw(&variant.ident);
-                        serde.rename_all.map_or(name.clone(), |rule| rule.apply_to_variant(&name))
+                        serde
+                            .rename_all
+                            .map_or(name.clone(), |rule| rule.apply_to_variant(&name))
                     });
                     variants.push((variant, Variant { value, title }));
                 }
@@ -131,7 +138,10 @@ impl<'a> Input<'a> {
                 }))
             }
             Data::Union(_) => {
-                errors.spanned(&input.ident, "`Elicit` cannot be derived for a union; use a struct with named fields");
+                errors.spanned(
+                    &input.ident,
+                    "`Elicit` cannot be derived for a union; use a struct with named fields",
+                );
                 None
             }
         }
@@ -139,7 +149,11 @@ impl<'a> Input<'a> {
 }
 
 impl<'a> Field<'a> {
-    fn from_syn(field: &'a syn::Field, container: &SerdeContainer, errors: &mut Errors) -> Option<Self> {
+    fn from_syn(
+        field: &'a syn::Field,
+        container: &SerdeContainer,
+        errors: &mut Errors,
+    ) -> Option<Self> {
         let attrs = FieldAttrs::parse(&field.attrs, errors);
         let serde = SerdeMember::parse(&field.attrs);
         let ident = field.ident.as_ref()?;
@@ -157,10 +171,22 @@ impl<'a> Field<'a> {
         check_ranges(&attrs, errors);
         let name = serde.rename.unwrap_or_else(|| {
             let name = unraw(ident);
-            container.rename_all.map_or(name.clone(), |rule| rule.apply_to_field(&name))
+            container
+                .rename_all
+                .map_or(name.clone(), |rule| rule.apply_to_field(&name))
         });
-        let description = attrs.description.as_ref().map(|d| d.value.value()).or_else(|| doc_description(&field.attrs));
-        Some(Field { ty: &field.ty, name, description, attrs, optional_on_wire: serde.default || container.default })
+        let description = attrs
+            .description
+            .as_ref()
+            .map(|d| d.value.value())
+            .or_else(|| doc_description(&field.attrs));
+        Some(Field {
+            ty: &field.ty,
+            name,
+            description,
+            attrs,
+            optional_on_wire: serde.default || container.default,
+        })
     }
 }
 
@@ -189,13 +215,11 @@ fn check_type(ty: &Type, errors: &mut Errors) {
                     ty,
                     "a map does not fit a flat form: the requestedSchema has a fixed set of properties; declare one field per key",
                 );
-            } else if name == "Option" {
-                if let Some(inner) = only_type_argument(&last.arguments) {
-                    check_type(inner, errors);
-                }
-            } else if name == "Vec" {
-                if let Some(inner) = only_type_argument(&last.arguments) {
-                    check_list_element(inner, errors);
+            } else if let Some(inner) = only_type_argument(&last.arguments) {
+                match name.as_str() {
+                    "Option" => check_type(inner, errors),
+                    "Vec" => check_list_element(inner, errors),
+                    _ => {}
                 }
             }
         }
@@ -234,11 +258,13 @@ fn only_type_argument(arguments: &PathArguments) -> Option<&Type> {
     }
 }
 
-const MAPS: [&str; 6] = ["HashMap", "BTreeMap", "IndexMap", "Map", "HashSet", "BTreeSet"];
+const MAPS: [&str; 6] = [
+    "HashMap", "BTreeMap", "IndexMap", "Map", "HashSet", "BTreeSet",
+];
 
 const PRIMITIVES: [&str; 17] = [
-    "String", "str", "bool", "char", "i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16", "u32", "u64", "u128",
-    "f32", "f64",
+    "String", "str", "bool", "char", "i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16",
+    "u32", "u64", "u128", "f32", "f64",
 ];
 
 /// A lower bound above its upper bound makes a form nobody can fill in.
@@ -249,8 +275,16 @@ fn check_ranges(attrs: &FieldAttrs, errors: &mut Errors) {
         errors.spanned(&min.key, "`min` is greater than `max`");
     }
     for (low, high, what) in [
-        (&attrs.min_length, &attrs.max_length, "`min_length` is greater than `max_length`"),
-        (&attrs.min_items, &attrs.max_items, "`min_items` is greater than `max_items`"),
+        (
+            &attrs.min_length,
+            &attrs.max_length,
+            "`min_length` is greater than `max_length`",
+        ),
+        (
+            &attrs.min_items,
+            &attrs.max_items,
+            "`min_items` is greater than `max_items`",
+        ),
     ] {
         if let (Some(low), Some(high)) = (low, high)
             && low.value > high.value
@@ -261,8 +295,14 @@ fn check_ranges(attrs: &FieldAttrs, errors: &mut Errors) {
     if let Some(default) = &attrs.default
         && let DefaultValue::Number(number) = &default.value
     {
-        let below = attrs.min.as_ref().is_some_and(|min| number.value < min.value.value);
-        let above = attrs.max.as_ref().is_some_and(|max| number.value > max.value.value);
+        let below = attrs
+            .min
+            .as_ref()
+            .is_some_and(|min| number.value < min.value.value);
+        let above = attrs
+            .max
+            .as_ref()
+            .is_some_and(|max| number.value > max.value.value);
         if below || above {
             errors.spanned(&default.key, "the `default` lies outside `min`..=`max`");
         }

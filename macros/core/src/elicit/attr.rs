@@ -48,8 +48,7 @@ pub(crate) struct FieldAttrs {
     pub default: Option<Keyed<DefaultValue>>,
 }
 
-const FIELD_KEYS: &str =
-    "`title`, `description`, `format`, `min`, `max`, `min_length`, `max_length`, `min_items`, `max_items`, `default`";
+const FIELD_KEYS: &str = "`title`, `description`, `format`, `min`, `max`, `min_length`, `max_length`, `min_items`, `max_items`, `default`";
 
 /// The string formats the 2026-07-28 `StringSchema` allows.
 pub(crate) const FORMATS: [&str; 4] = ["email", "uri", "date", "date-time"];
@@ -132,7 +131,12 @@ pub(crate) fn variant_title(attrs: &[Attribute], errors: &mut Errors) -> Option<
     for attr in elicit_attrs(attrs) {
         let result = attr.parse_nested_meta(|meta| {
             if meta.path.is_ident("title") {
-                set(&mut title, meta.path.clone(), meta.value()?.parse()?, errors);
+                set(
+                    &mut title,
+                    meta.path.clone(),
+                    meta.value()?.parse()?,
+                    errors,
+                );
                 Ok(())
             } else {
                 Err(meta.error("unknown `elicit` attribute; a variant takes `title`"))
@@ -148,7 +152,10 @@ pub(crate) fn variant_title(attrs: &[Attribute], errors: &mut Errors) -> Option<
 /// A struct takes no `#[elicit(..)]` of its own; say so instead of ignoring it.
 pub(crate) fn reject_container_attrs(attrs: &[Attribute], errors: &mut Errors) {
     for attr in elicit_attrs(attrs) {
-        errors.spanned(attr, "a form struct takes no `#[elicit(..)]` attribute; put `#[elicit(..)]` on its fields");
+        errors.spanned(
+            attr,
+            "a form struct takes no `#[elicit(..)]` attribute; put `#[elicit(..)]` on its fields",
+        );
     }
 }
 
@@ -170,28 +177,48 @@ fn count(meta: &ParseNestedMeta) -> syn::Result<u64> {
 
 fn number(expr: &Expr) -> syn::Result<Number> {
     let (negative, lit) = match expr {
-        Expr::Unary(ExprUnary { op: UnOp::Neg(_), expr, .. }) => (true, &**expr),
+        Expr::Unary(ExprUnary {
+            op: UnOp::Neg(_),
+            expr,
+            ..
+        }) => (true, &**expr),
         other => (false, other),
     };
     let sign = if negative { -1.0 } else { 1.0 };
     match lit {
-        Expr::Lit(ExprLit { lit: Lit::Int(int), .. }) => {
+        Expr::Lit(ExprLit {
+            lit: Lit::Int(int), ..
+        }) => {
             let magnitude: u64 = int.base10_parse()?;
             let json = if negative {
-                let value = i64::try_from(magnitude)
-                    .map(|m| -m)
-                    .map_err(|_| syn::Error::new_spanned(expr, "this integer does not fit in 64 bits"))?;
+                let value = i64::try_from(magnitude).map(|m| -m).map_err(|_| {
+                    syn::Error::new_spanned(expr, "this integer does not fit in 64 bits")
+                })?;
                 quote!(#value)
             } else {
                 quote!(#magnitude)
             };
-            Ok(Number { value: sign * magnitude as f64, fractional: false, json })
+            Ok(Number {
+                value: sign * magnitude as f64,
+                fractional: false,
+                json,
+            })
         }
-        Expr::Lit(ExprLit { lit: Lit::Float(float), .. }) => {
+        Expr::Lit(ExprLit {
+            lit: Lit::Float(float),
+            ..
+        }) => {
             let value = sign * float.base10_parse::<f64>()?;
-            Ok(Number { value, fractional: true, json: quote!(#value) })
+            Ok(Number {
+                value,
+                fractional: true,
+                json: quote!(#value),
+            })
         }
-        _ => Err(syn::Error::new_spanned(expr, "expected a number literal, such as `0`, `-1` or `2.5`")),
+        _ => Err(syn::Error::new_spanned(
+            expr,
+            "expected a number literal, such as `0`, `-1` or `2.5`",
+        )),
     }
 }
 
@@ -227,19 +254,30 @@ pub(crate) fn doc_description(attrs: &[Attribute]) -> Option<String> {
         .filter(|attr| attr.path().is_ident("doc"))
         .filter_map(|attr| match &attr.meta {
             syn::Meta::NameValue(nv) => match &nv.value {
-                Expr::Lit(ExprLit { lit: Lit::Str(text), .. }) => Some(text.value()),
+                Expr::Lit(ExprLit {
+                    lit: Lit::Str(text),
+                    ..
+                }) => Some(text.value()),
                 _ => None,
             },
             _ => None,
         })
-        .flat_map(|text| text.split('\n').map(|line| line.trim().to_owned()).collect::<Vec<_>>())
+        .flat_map(|text| {
+            text.split('\n')
+                .map(|line| line.trim().to_owned())
+                .collect::<Vec<_>>()
+        })
         .collect();
     let paragraphs: Vec<String> = lines
         .split(|line| line.is_empty())
         .filter(|paragraph| !paragraph.is_empty())
         .map(|paragraph| paragraph.join(" "))
         .collect();
-    if paragraphs.is_empty() { None } else { Some(paragraphs.join("\n\n")) }
+    if paragraphs.is_empty() {
+        None
+    } else {
+        Some(paragraphs.join("\n\n"))
+    }
 }
 
 /// The `#[serde(..)]` keys on a container that shape the wire.
@@ -257,11 +295,16 @@ impl SerdeContainer {
         let mut out = SerdeContainer::default();
         serde_metas(attrs, |meta| {
             if meta.path.is_ident("rename_all") {
-                out.rename_all = deserialize_name(meta)?.as_deref().and_then(RenameRule::parse);
+                out.rename_all = deserialize_name(meta)?
+                    .as_deref()
+                    .and_then(RenameRule::parse);
             } else if meta.path.is_ident("default") {
                 skip_value(meta)?;
                 out.default = true;
-            } else if meta.path.is_ident("tag") || meta.path.is_ident("untagged") || meta.path.is_ident("content") {
+            } else if meta.path.is_ident("tag")
+                || meta.path.is_ident("untagged")
+                || meta.path.is_ident("content")
+            {
                 skip_value(meta)?;
                 out.not_plain_strings = Some(meta.path.clone());
             } else {

@@ -51,7 +51,9 @@ impl RenameRule {
             Self::Snake => snake_from_pascal(variant),
             Self::ScreamingSnake => snake_from_pascal(variant).to_ascii_uppercase(),
             Self::Kebab => snake_from_pascal(variant).replace('_', "-"),
-            Self::ScreamingKebab => snake_from_pascal(variant).to_ascii_uppercase().replace('_', "-"),
+            Self::ScreamingKebab => snake_from_pascal(variant)
+                .to_ascii_uppercase()
+                .replace('_', "-"),
         }
     }
 }

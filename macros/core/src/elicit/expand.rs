@@ -63,7 +63,10 @@ fn property(field: &Field) -> TokenStream {
         with("title", title.value.to_token_stream());
     }
     if let Some(description) = &field.description {
-        with("description", LitStr::new(description, Span::call_site()).to_token_stream());
+        with(
+            "description",
+            LitStr::new(description, Span::call_site()).to_token_stream(),
+        );
     }
     if let Some(format) = &attrs.format {
         with("format", format.value.to_token_stream());
@@ -117,16 +120,31 @@ fn checks(field: &Field) -> Vec<TokenStream> {
         let check = syn::Ident::new(check, key.span());
         out.push(quote_spanned!(key.span()=> #support::#check::<#ty>();));
     };
-    for key in [&attrs.format.as_ref().map(|k| &k.key), &attrs.min_length.as_ref().map(|k| &k.key), &attrs.max_length.as_ref().map(|k| &k.key)]
-        .into_iter()
-        .flatten()
+    for key in [
+        &attrs.format.as_ref().map(|k| &k.key),
+        &attrs.min_length.as_ref().map(|k| &k.key),
+        &attrs.max_length.as_ref().map(|k| &k.key),
+    ]
+    .into_iter()
+    .flatten()
     {
         require(key, "text");
     }
     for bound in [&attrs.min, &attrs.max].into_iter().flatten() {
-        require(&bound.key, if bound.value.fractional { "float" } else { "number" });
+        require(
+            &bound.key,
+            if bound.value.fractional {
+                "float"
+            } else {
+                "number"
+            },
+        );
     }
-    for key in [&attrs.min_items, &attrs.max_items].into_iter().flatten().map(|k| &k.key) {
+    for key in [&attrs.min_items, &attrs.max_items]
+        .into_iter()
+        .flatten()
+        .map(|k| &k.key)
+    {
         require(key, "multi_select_field");
     }
     if let Some(Keyed { key, value }) = &attrs.default {

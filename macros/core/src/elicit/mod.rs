@@ -40,7 +40,11 @@ impl Errors {
         self.0.push(error);
     }
 
-    pub(crate) fn spanned(&mut self, tokens: impl quote::ToTokens, message: impl std::fmt::Display) {
+    pub(crate) fn spanned(
+        &mut self,
+        tokens: impl quote::ToTokens,
+        message: impl std::fmt::Display,
+    ) {
         self.0.push(syn::Error::new_spanned(tokens, message));
     }
 

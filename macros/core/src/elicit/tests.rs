@@ -21,7 +21,11 @@ fn rename_all_rules_match_serde_for_fields() {
         ("SCREAMING-KEBAB-CASE", "USER-NAME"),
     ];
     for (rule, expected) in cases {
-        assert_eq!(RenameRule::parse(rule).unwrap().apply_to_field("user_name"), expected, "{rule}");
+        assert_eq!(
+            RenameRule::parse(rule).unwrap().apply_to_field("user_name"),
+            expected,
+            "{rule}"
+        );
     }
 }
 
@@ -38,7 +42,13 @@ fn rename_all_rules_match_serde_for_variants() {
         ("SCREAMING-KEBAB-CASE", "IN-REVIEW"),
     ];
     for (rule, expected) in cases {
-        assert_eq!(RenameRule::parse(rule).unwrap().apply_to_variant("InReview"), expected, "{rule}");
+        assert_eq!(
+            RenameRule::parse(rule)
+                .unwrap()
+                .apply_to_variant("InReview"),
+            expected,
+            "{rule}"
+        );
     }
 }
 
@@ -60,7 +70,10 @@ fn a_valid_form_expands_without_compile_errors() {
     });
     assert!(!out.contains("compile_error"), "{out}");
     assert!(out.contains("\"Where to deploy.\""), "{out}");
-    assert!(out.contains(":: mrtr :: __private :: derive_elicit"), "{out}");
+    assert!(
+        out.contains(":: mrtr :: __private :: derive_elicit"),
+        "{out}"
+    );
 }
 
 #[test]
@@ -97,5 +110,8 @@ fn doc_comment_paragraphs_become_one_description() {
             field: String,
         }
     });
-    assert!(out.contains(r#""First line continues here.\n\nSecond paragraph.""#), "{out}");
+    assert!(
+        out.contains(r#""First line continues here.\n\nSecond paragraph.""#),
+        "{out}"
+    );
 }
