@@ -41,7 +41,10 @@ pub struct RoundInput {
 
 impl RoundInput {
     /// Moves the round's parameters out of `params` into the request extensions.
-    pub fn stash(params: &mut rmcp::model::GetPromptRequestParams, context: &mut RequestContext<RoleServer>) {
+    pub fn stash(
+        params: &mut rmcp::model::GetPromptRequestParams,
+        context: &mut RequestContext<RoleServer>,
+    ) {
         context.extensions.insert(RoundInput {
             input_responses: params.input_responses.take(),
             request_state: params.request_state.take(),
@@ -57,6 +60,33 @@ pub struct ToolCall {
 /// The prompt counterpart of [`ToolCall`].
 pub struct PromptCall {
     request: Request,
+}
+
+/// The `resources/read` counterpart of [`ToolCall`]. rmcp has no resource router, so a server's
+/// `read_resource` builds it and passes it as the first argument of a `#[mrtr_tool(resource)]`
+/// method.
+pub struct ResourceCall {
+    request: Request,
+}
+
+impl ResourceCall {
+    /// Moves the round's `inputResponses` and `requestState` out of `params`.
+    pub fn new(params: &mut rmcp::model::ReadResourceRequestParams, context: RequestContext<RoleServer>) -> Self {
+        ResourceCall {
+            request: Request {
+                method: "resources/read",
+                target: params.uri.clone(),
+                arguments: None,
+                input_responses: params.input_responses.take(),
+                request_state: params.request_state.take(),
+                context,
+            },
+        }
+    }
+
+    pub fn begin(self, handler: &'static Handler) -> Result<Io, ErrorData> {
+        self.request.begin(handler).map_err(ErrorData::from)
+    }
 }
 
 struct Request {
@@ -86,7 +116,11 @@ impl<S> FromContextPart<ToolCallContext<'_, S>> for ToolCall {
 
 impl<S> FromContextPart<PromptContext<'_, S>> for PromptCall {
     fn from_context_part(context: &mut PromptContext<'_, S>) -> Result<Self, ErrorData> {
-        let round = context.context.extensions.remove::<RoundInput>().unwrap_or_default();
+        let round = context
+            .context
+            .extensions
+            .remove::<RoundInput>()
+            .unwrap_or_default();
         Ok(PromptCall {
             request: Request {
                 method: "prompts/get",
@@ -119,7 +153,12 @@ impl Request {
         match Era::of(&self.context) {
             Era::Legacy(version) => {
                 tracing::debug!(target: "mrtr", handler = handler.path, %version, "legacy session: asks are awaited in place");
-                Ok(Io::live(self.context.peer.clone(), version, caps, runtime.live_attempts))
+                Ok(Io::live(
+                    self.context.peer.clone(),
+                    version,
+                    caps,
+                    runtime.live_attempts,
+                ))
             }
             Era::Modern(_) => {
                 let incoming = self.input_responses.unwrap_or_default();
@@ -134,7 +173,9 @@ impl Request {
                         let opened = runtime.sealer.open(token, &binding)?;
                         if let Some(guard) = &runtime.replay {
                             if !guard.claim(&opened.idempotency_key, opened.expires_at) {
-                                return Err(MrtrError::RejectedState("continuation already redeemed".into()));
+                                return Err(MrtrError::RejectedState(
+                                    "continuation already redeemed".into(),
+                                ));
                             }
                         }
                         Some(opened.continuation)
@@ -157,24 +198,49 @@ fn principal_of(context: &RequestContext<RoleServer>) -> Option<String> {
         .map(|Principal(subject)| subject.clone())
 }
 
-/// Sends one ask to a legacy client and returns its answer in the shape a 2026-07-28 client
-/// would put in `inputResponses`, so both eras decode through the same code.
+/// A legacy client's reply to one server-initiated request.
+pub(crate) enum LiveReply {
+    /// The answer, in the shape a 2026-07-28 client would put in `inputResponses`, so both eras
+    /// decode through the same code.
+    Answered(Value),
+    /// The client answered with a JSON-RPC error: for sampling and roots that is how a legacy
+    /// client reports that the user refused (a 2026-07-28 client would simply not retry).
+    Refused(String),
+}
+
+/// Sends one ask to a legacy client and waits for its reply.
 #[allow(deprecated)] // sampling and roots are deprecated by SEP-2577 but still served
 pub(crate) async fn send_live(
     peer: &Peer<RoleServer>,
     version: &ProtocolVersion,
     request: &InputRequest,
-) -> Result<Value, MrtrError> {
-    let params = request.params.clone().unwrap_or(Value::Object(Default::default()));
-    let client = |e: rmcp::service::ServiceError| MrtrError::Client(format!("{:?} request failed: {e}", request.method));
-    let shape = |e: serde_json::Error| MrtrError::Internal(format!("{:?} params do not fit rmcp's model: {e}", request.method));
+) -> Result<LiveReply, MrtrError> {
+    let params = request
+        .params
+        .clone()
+        .unwrap_or(Value::Object(Default::default()));
+    let client = |e: rmcp::service::ServiceError| match e {
+        rmcp::service::ServiceError::McpError(error) => Refused(error.message.to_string()),
+        other => Failed(MrtrError::Client(format!(
+            "{:?} request failed: {other}",
+            request.method
+        ))),
+    };
+    let shape = |e: serde_json::Error| {
+        MrtrError::Internal(format!(
+            "{:?} params do not fit rmcp's model: {e}",
+            request.method
+        ))
+    };
     let reply = match request.method {
         InputMethod::Elicitation => {
             let mut params = params;
             if request.is_url_elicitation() {
                 // 2025-11-25 URL elicitation needs an id; 2026-07-28 dropped it.
                 if let Some(object) = params.as_object_mut() {
-                    object.entry("elicitationId").or_insert_with(|| Value::String(elicitation_id()));
+                    object
+                        .entry("elicitationId")
+                        .or_insert_with(|| Value::String(elicitation_id()));
                 }
             } else if version.as_str() < "2025-11-25" {
                 if let Some(object) = params.as_object_mut() {
@@ -182,23 +248,78 @@ pub(crate) async fn send_live(
                 }
             }
             let params = serde_json::from_value(params).map_err(shape)?;
-            serde_json::to_value(peer.create_elicitation(params).await.map_err(client)?)
+            peer.create_elicitation(params)
+                .await
+                .map(|r| serde_json::to_value(r))
+                .map_err(client)
         }
         InputMethod::Sampling => {
             let params = serde_json::from_value(params).map_err(shape)?;
-            serde_json::to_value(peer.create_message(params).await.map_err(client)?)
+            peer.create_message(params)
+                .await
+                .map(|r| serde_json::to_value(r))
+                .map_err(client)
         }
-        InputMethod::Roots => serde_json::to_value(peer.list_roots().await.map_err(client)?),
+        InputMethod::Roots => peer
+            .list_roots()
+            .await
+            .map(|r| serde_json::to_value(r))
+            .map_err(client),
     };
-    reply.map_err(|e| MrtrError::Internal(format!("cannot re-encode the client's answer: {e}")))
+    match reply {
+        Ok(Ok(value)) => Ok(LiveReply::Answered(value)),
+        Ok(Err(e)) => Err(MrtrError::Internal(format!(
+            "cannot re-encode the client's answer: {e}"
+        ))),
+        Err(Refused(reason)) => Ok(LiveReply::Refused(reason)),
+        Err(Failed(error)) => Err(error),
+    }
 }
+
+enum LiveFailure {
+    Refused(String),
+    Failed(MrtrError),
+}
+use LiveFailure::{Failed, Refused};
 
 fn elicitation_id() -> String {
     let mut bytes = [0u8; 16];
     // An id only has to be unique per session; fall back to the clock if the OS RNG fails.
     if getrandom::fill(&mut bytes).is_err() {
-        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
         bytes = nanos.to_le_bytes();
     }
     bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// `prompts/get` for servers whose prompts use `#[mrtr_tool]`.
+///
+/// rmcp's prompt router passes only the prompt's name and arguments to handlers, dropping the
+/// round's `inputResponses` and `requestState`; this keeps them for the handler. Call it from
+/// your `ServerHandler::get_prompt` (and leave `#[prompt_handler]` out, or let your own
+/// `get_prompt` take precedence):
+///
+/// ```ignore
+/// async fn get_prompt(&self, request: GetPromptRequestParams, context: RequestContext<RoleServer>)
+///     -> Result<GetPromptResponse, ErrorData> {
+///     mrtr::get_prompt(&Self::prompt_router(), self, request, context).await
+/// }
+/// ```
+pub async fn get_prompt<S: Send + Sync + 'static>(
+    router: &rmcp::handler::server::router::prompt::PromptRouter<S>,
+    server: &S,
+    mut request: rmcp::model::GetPromptRequestParams,
+    mut context: RequestContext<RoleServer>,
+) -> Result<rmcp::model::GetPromptResponse, ErrorData> {
+    RoundInput::stash(&mut request, &mut context);
+    router
+        .get_prompt(PromptContext::new(
+            server,
+            request.name,
+            request.arguments,
+            context,
+        ))
+        .await
 }

@@ -98,7 +98,9 @@ impl SlotWriter {
         slot: &Option<T>,
     ) -> Result<(), MrtrError> {
         let value = slot.as_ref().ok_or_else(|| {
-            MrtrError::Internal(format!("mrtr lowering bug: slot `{name}` is empty at suspension"))
+            MrtrError::Internal(format!(
+                "mrtr lowering bug: slot `{name}` is empty at suspension"
+            ))
         })?;
         (vt.encode)(value, &mut self.buffer)
             .map_err(|e| MrtrError::Internal(format!("cannot encode carried local `{name}`: {e}")))
@@ -135,4 +137,18 @@ impl<'a> SlotReader<'a> {
             )))
         }
     }
+}
+
+/// Reads an opened loop's iteration index while it is still parked: the resume arm rebuilds the
+/// per-iteration wire key (`confirm#2`) before anything is taken out of its slot.
+pub fn counter(slot: &Option<usize>, name: &'static str) -> Result<usize, MrtrError> {
+    slot.ok_or_else(|| {
+        MrtrError::Internal(format!("mrtr lowering bug: loop index `{name}` is empty"))
+    })
+}
+
+/// The items a `for` loop with an `ask!` in its body has left: collected up front so that
+/// they can be carried in the continuation and the loop can resume mid-iteration.
+pub fn rest_of<I: IntoIterator>(items: I) -> std::collections::VecDeque<I::Item> {
+    items.into_iter().collect()
 }

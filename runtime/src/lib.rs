@@ -6,6 +6,7 @@
 //! `requestState` is a sealed continuation ([`seal`]); on a legacy session each ask is sent to the
 //! client as a real server-initiated request and awaited in place.
 
+pub mod allowed_roots;
 pub mod answer;
 pub mod bind;
 pub mod capability;
@@ -24,7 +25,7 @@ mod machine;
 mod runtime;
 
 pub use answer::Answer;
-pub use call::{Principal, RoundInput};
+pub use call::{Principal, ResourceCall, RoundInput, get_prompt};
 pub use capability::ClientCaps;
 pub use elicit::Elicit;
 pub use era::Era;
@@ -35,8 +36,8 @@ pub use runtime::Runtime;
 
 /// Everything a ported handler usually needs.
 pub mod prelude {
-    pub use crate::{Answer, ClientCaps, Elicit, ask, mrtr_tool};
     pub use crate::request::{elicit, elicit_url, elicit_with_schema, roots, sample};
+    pub use crate::{Answer, ClientCaps, Elicit, ask, mrtr_tool};
 }
 
 /// Marks a suspension point inside a `#[mrtr_tool]` handler.
@@ -46,6 +47,9 @@ pub mod prelude {
 /// definition only fires when `ask!` is used somewhere the attribute cannot see.
 #[macro_export]
 macro_rules! ask {
+    // Emitted by `#[mrtr_tool]` through the path the user wrote, so that their `use mrtr::ask`
+    // counts as used after the attribute has consumed every real invocation.
+    (@lowered) => {};
     ($($tokens:tt)*) => {
         ::core::compile_error!(
             "`ask!` can only be used inside a function marked `#[mrtr_tool]`; add the attribute to the enclosing handler"
@@ -57,12 +61,17 @@ macro_rules! ask {
 /// without notice.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::call::{PromptCall, ToolCall};
-    pub use crate::carry::{Carry, CarryVt, SlotReader, SlotWriter, carry_vt, fingerprint, out, tn};
-    pub use crate::machine::{Flow, Handler, Io, Lift, Lifted, Missing, PromptOutcome, StepInfo, done};
-    pub use crate::request::{elicit, elicit_url, roots, sample};
-    pub use crate::error::MrtrError;
+    pub use crate::call::{PromptCall, ResourceCall, ToolCall};
+    pub use crate::carry::{
+        Carry, CarryVt, SlotReader, SlotWriter, carry_vt, counter, fingerprint, out, rest_of, tn,
+    };
     pub use crate::elicit::__derive_support as derive_elicit;
+    pub use crate::error::MrtrError;
+    pub use crate::machine::{
+        Flow, Handler, IntoReadResourceResponse, Io, Lift, Lifted, Missing, PromptOutcome, StepInfo,
+        done,
+    };
+    pub use crate::request::{elicit, elicit_url, roots, sample};
     pub use ::core;
     pub use ::rmcp;
     pub use ::serde;

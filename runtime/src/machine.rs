@@ -11,11 +11,9 @@ use std::collections::BTreeMap;
 use std::marker::PhantomData;
 use std::sync::Arc;
 
-use rmcp::model::{
-    CallToolResponse, GetPromptResponse, InputRequests, ProtocolVersion,
-};
-use rmcp::handler::server::tool::IntoCallToolResult;
 use rmcp::handler::server::prompt::IntoGetPromptResult;
+use rmcp::handler::server::tool::IntoCallToolResult;
+use rmcp::model::{CallToolResponse, GetPromptResponse, InputRequests, ProtocolVersion};
 use rmcp::{ErrorData, Peer, RoleServer};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -49,6 +47,36 @@ pub struct StepInfo {
     pub keys: &'static [&'static str],
     /// The locals carried to this step.
     pub carried: &'static [&'static str],
+}
+
+/// What a `#[mrtr_tool(resource)]` handler may return (rmcp has no such trait: resources have no
+/// router).
+pub trait IntoReadResourceResponse {
+    fn into_read_resource_response(self) -> Result<rmcp::model::ReadResourceResponse, ErrorData>;
+}
+
+impl IntoReadResourceResponse for rmcp::model::ReadResourceResult {
+    fn into_read_resource_response(self) -> Result<rmcp::model::ReadResourceResponse, ErrorData> {
+        Ok(rmcp::model::ReadResourceResponse::Complete(self))
+    }
+}
+
+impl IntoReadResourceResponse for ErrorData {
+    fn into_read_resource_response(self) -> Result<rmcp::model::ReadResourceResponse, ErrorData> {
+        Err(self)
+    }
+}
+
+impl<T: IntoReadResourceResponse, E: IntoReadResourceResponse> IntoReadResourceResponse for Result<T, E> {
+    fn into_read_resource_response(self) -> Result<rmcp::model::ReadResourceResponse, ErrorData> {
+        match self {
+            Ok(value) => value.into_read_resource_response(),
+            Err(error) => match error.into_read_resource_response() {
+                Err(error) => Err(error),
+                Ok(_) => Err(ErrorData::internal_error("a resource handler's error branch produced a result", None)),
+            },
+        }
+    }
 }
 
 /// A `prompts/get` outcome in the shape rmcp's prompt router accepts.
@@ -120,6 +148,7 @@ macro_rules! lift_infallible {
 }
 
 lift_infallible!(
+    rmcp::model::ReadResourceResult,
     String,
     &'static str,
     rmcp::model::CallToolResult,
@@ -155,9 +184,17 @@ pub fn done<R: Lift>(value: R) -> Lifted<R> {
 
 enum Mode {
     /// 2026-07-28: suspensions are sealed into `requestState`.
-    Modern { runtime: Arc<Runtime>, binding: Binding },
+    Modern {
+        runtime: Arc<Runtime>,
+        binding: Binding,
+    },
     /// A legacy session: asks go to the client as requests and are awaited in place.
-    Live { peer: Peer<RoleServer>, version: ProtocolVersion, max_attempts: u32, attempts: u32 },
+    Live {
+        peer: Peer<RoleServer>,
+        version: ProtocolVersion,
+        max_attempts: u32,
+        attempts: u32,
+    },
 }
 
 /// One round of one handler.
@@ -172,6 +209,8 @@ pub struct Io {
     answered: BTreeMap<String, Value>,
     /// This request's `inputResponses` (or, live, the answers just received), not yet used.
     incoming: BTreeMap<String, Value>,
+    /// Live only: keys whose request the legacy client failed, i.e. the user refused.
+    refused: BTreeMap<String, String>,
     round: u32,
 }
 
@@ -187,17 +226,37 @@ impl Io {
             Some(c) => (c.pending.clone(), c.answered.clone(), c.round),
             None => Default::default(),
         };
-        Io { mode: Mode::Modern { runtime, binding }, caps, resumed, pending, answered, incoming, round }
+        Io {
+            mode: Mode::Modern { runtime, binding },
+            caps,
+            resumed,
+            pending,
+            answered,
+            incoming,
+            refused: BTreeMap::new(),
+            round,
+        }
     }
 
-    pub(crate) fn live(peer: Peer<RoleServer>, version: ProtocolVersion, caps: ClientCaps, max_attempts: u32) -> Self {
+    pub(crate) fn live(
+        peer: Peer<RoleServer>,
+        version: ProtocolVersion,
+        caps: ClientCaps,
+        max_attempts: u32,
+    ) -> Self {
         Io {
-            mode: Mode::Live { peer, version, max_attempts, attempts: 0 },
+            mode: Mode::Live {
+                peer,
+                version,
+                max_attempts,
+                attempts: 0,
+            },
             caps,
             resumed: None,
             pending: BTreeMap::new(),
             answered: BTreeMap::new(),
             incoming: BTreeMap::new(),
+            refused: BTreeMap::new(),
             round: 0,
         }
     }
@@ -221,12 +280,19 @@ impl Io {
 
     /// Reads the resumed continuation's carried locals.
     pub fn carried(&self) -> SlotReader<'_> {
-        SlotReader::new(self.resumed.as_ref().map_or(&[][..], |c| c.carried.as_slice()))
+        SlotReader::new(
+            self.resumed
+                .as_ref()
+                .map_or(&[][..], |c| c.carried.as_slice()),
+        )
     }
 
     /// A step whose name this build does not know.
     pub fn unknown_step(&self) -> MrtrError {
-        MrtrError::RejectedState(format!("unknown step `{}`", self.resume_step().unwrap_or("")))
+        MrtrError::RejectedState(format!(
+            "unknown step `{}`",
+            self.resume_step().unwrap_or("")
+        ))
     }
 
     /// Registers one ask of the step being entered; returns the marker that types its answer.
@@ -238,8 +304,20 @@ impl Io {
     /// Decodes the answer to `key`, from earlier partial rounds or from this request.
     ///
     /// A malformed value is dropped and reported as [`Missing`], so the key is asked again.
-    pub fn take<T: DeserializeOwned>(&mut self, _marker: &PhantomData<T>, key: &str) -> Result<Answer<T>, Missing> {
+    pub fn take<T: DeserializeOwned>(
+        &mut self,
+        _marker: &PhantomData<T>,
+        key: &str,
+    ) -> Result<Answer<T>, Missing> {
         let request = self.pending.get(key).ok_or(Missing)?;
+        if let Some(reason) = self.refused.remove(key) {
+            tracing::debug!(target: "mrtr", key, %reason, "legacy client refused the request");
+            // A dismissed elicitation is a cancel; a refused sampling or roots request, a decline.
+            return Ok(match request.method {
+                crate::request::InputMethod::Elicitation => Answer::Cancel,
+                _ => Answer::Decline,
+            });
+        }
         if let Some(raw) = self.answered.get(key) {
             if let Ok(answer) = answer::decode(request, raw) {
                 return Ok(answer);
@@ -277,39 +355,75 @@ impl Io {
     }
 
     fn unanswered(&self) -> impl Iterator<Item = (&String, &InputRequest)> {
-        self.pending.iter().filter(|(key, _)| !self.answered.contains_key(*key))
+        self.pending
+            .iter()
+            .filter(|(key, _)| !self.answered.contains_key(*key))
     }
 
     /// Legacy: sends every unanswered ask of the step to the client at once and waits.
     pub async fn ask_live(&mut self) -> Result<(), MrtrError> {
-        let Mode::Live { peer, version, max_attempts, attempts } = &mut self.mode else {
-            return Err(MrtrError::Internal("ask_live on a 2026-07-28 request".into()));
+        let Mode::Live {
+            peer,
+            version,
+            max_attempts,
+            attempts,
+        } = &mut self.mode
+        else {
+            return Err(MrtrError::Internal(
+                "ask_live on a 2026-07-28 request".into(),
+            ));
         };
         *attempts += 1;
         if *attempts > *max_attempts {
-            let keys: Vec<&String> = self.pending.keys().filter(|k| !self.answered.contains_key(*k)).collect();
+            let keys: Vec<&String> = self
+                .pending
+                .keys()
+                .filter(|k| !self.answered.contains_key(*k))
+                .collect();
             return Err(MrtrError::Client(format!(
                 "the client answered {keys:?} {max_attempts} times with content that does not match the request"
             )));
         }
-        let unanswered: Vec<(String, InputRequest)> =
-            self.pending.iter().filter(|(k, _)| !self.answered.contains_key(*k)).map(|(k, r)| (k.clone(), r.clone())).collect();
+        let unanswered: Vec<(String, InputRequest)> = self
+            .pending
+            .iter()
+            .filter(|(k, _)| !self.answered.contains_key(*k))
+            .map(|(k, r)| (k.clone(), r.clone()))
+            .collect();
         capability::gate(&self.caps, unanswered.iter().map(|(_, r)| r))?;
         let peer = peer.clone();
         let version = version.clone();
         let replies = futures::future::join_all(
-            unanswered.iter().map(|(_, request)| crate::call::send_live(&peer, &version, request)),
+            unanswered
+                .iter()
+                .map(|(_, request)| crate::call::send_live(&peer, &version, request)),
         )
         .await;
         for ((key, _), reply) in unanswered.into_iter().zip(replies) {
-            self.incoming.insert(key, reply?);
+            match reply? {
+                crate::call::LiveReply::Answered(value) => {
+                    self.incoming.insert(key, value);
+                }
+                crate::call::LiveReply::Refused(reason) => {
+                    self.refused.insert(key, reason);
+                }
+            }
         }
         Ok(())
     }
 
     /// Modern: ends this round at `step`; the parked slots are already in `slots`.
-    pub fn suspend<T>(&mut self, step: &'static str, fingerprint: u64, slots: SlotWriter) -> Flow<T> {
-        Flow::Suspend(Suspension { step, fingerprint, carried: slots.finish() })
+    pub fn suspend<T>(
+        &mut self,
+        step: &'static str,
+        fingerprint: u64,
+        slots: SlotWriter,
+    ) -> Flow<T> {
+        Flow::Suspend(Suspension {
+            step,
+            fingerprint,
+            carried: slots.finish(),
+        })
     }
 
     /// Turns the body's outcome into a `tools/call` response.
@@ -321,7 +435,9 @@ impl Io {
             Ok(Flow::Done(value)) => R::join(Ok(value)).into_call_tool_result(),
             Err(error) => R::join(Err(error)).into_call_tool_result(),
             Ok(Flow::Fail(error)) => Err(error.into()),
-            Ok(Flow::Suspend(suspension)) => Ok(CallToolResponse::InputRequired(self.seal(suspension)?)),
+            Ok(Flow::Suspend(suspension)) => {
+                Ok(CallToolResponse::InputRequired(self.seal(suspension)?))
+            }
         }
     }
 
@@ -334,13 +450,31 @@ impl Io {
             Ok(Flow::Done(value)) => R::join(Ok(value)).into_get_prompt_result()?,
             Err(error) => R::join(Err(error)).into_get_prompt_result()?,
             Ok(Flow::Fail(error)) => return Err(error.into()),
-            Ok(Flow::Suspend(suspension)) => GetPromptResponse::InputRequired(self.seal(suspension)?),
+            Ok(Flow::Suspend(suspension)) => {
+                GetPromptResponse::InputRequired(self.seal(suspension)?)
+            }
         };
         Ok(PromptOutcome(response))
     }
 
+    /// Turns the body's outcome into a `resources/read` response.
+    pub fn finish_resource<R>(self, out: Lifted<R>) -> Result<rmcp::model::ReadResourceResponse, ErrorData>
+    where
+        R: Lift + IntoReadResourceResponse,
+    {
+        match out {
+            Ok(Flow::Done(value)) => R::join(Ok(value)).into_read_resource_response(),
+            Err(error) => R::join(Err(error)).into_read_resource_response(),
+            Ok(Flow::Fail(error)) => Err(error.into()),
+            Ok(Flow::Suspend(suspension)) => Ok(rmcp::model::ReadResourceResponse::InputRequired(self.seal(suspension)?)),
+        }
+    }
+
     /// Gates the unanswered asks on this request's capabilities and seals the continuation.
-    pub(crate) fn seal(self, suspension: Suspension) -> Result<rmcp::model::InputRequiredResult, MrtrError> {
+    pub(crate) fn seal(
+        self,
+        suspension: Suspension,
+    ) -> Result<rmcp::model::InputRequiredResult, MrtrError> {
         let Mode::Modern { runtime, binding } = &self.mode else {
             return Err(MrtrError::Internal("a legacy round suspended".into()));
         };
@@ -349,7 +483,11 @@ impl Io {
         for (key, request) in self.unanswered() {
             let wire = serde_json::to_value(request)
                 .and_then(serde_json::from_value)
-                .map_err(|e| MrtrError::Internal(format!("input request `{key}` does not fit rmcp's model: {e}")))?;
+                .map_err(|e| {
+                    MrtrError::Internal(format!(
+                        "input request `{key}` does not fit rmcp's model: {e}"
+                    ))
+                })?;
             input_requests.insert(key.clone(), wire);
         }
         let continuation = Continuation {
@@ -361,6 +499,9 @@ impl Io {
             carried: suspension.carried,
         };
         let token = runtime.sealer.seal(&continuation, binding)?;
-        Ok(rmcp::model::InputRequiredResult::new(Some(input_requests), Some(token)))
+        Ok(rmcp::model::InputRequiredResult::new(
+            Some(input_requests),
+            Some(token),
+        ))
     }
 }

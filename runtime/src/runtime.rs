@@ -55,18 +55,26 @@ impl Runtime {
     pub fn install(self) -> Arc<Runtime> {
         let runtime = Arc::new(self);
         let slot = INSTALLED.get_or_init(|| RwLock::new(None));
-        *slot.write().unwrap_or_else(|poisoned| poisoned.into_inner()) = Some(runtime.clone());
+        *slot
+            .write()
+            .unwrap_or_else(|poisoned| poisoned.into_inner()) = Some(runtime.clone());
         runtime
     }
 
     /// The runtime for one request: its own override, else the installed one, else one read
     /// from the environment (installed on first use).
-    pub(crate) fn for_request(extensions: &rmcp::model::Extensions) -> Result<Arc<Runtime>, MrtrError> {
+    pub(crate) fn for_request(
+        extensions: &rmcp::model::Extensions,
+    ) -> Result<Arc<Runtime>, MrtrError> {
         if let Some(runtime) = extensions.get::<Arc<Runtime>>() {
             return Ok(runtime.clone());
         }
         let slot = INSTALLED.get_or_init(|| RwLock::new(None));
-        if let Some(runtime) = slot.read().unwrap_or_else(|poisoned| poisoned.into_inner()).clone() {
+        if let Some(runtime) = slot
+            .read()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .clone()
+        {
             return Ok(runtime);
         }
         let audience = std::env::var("MRTR_AUDIENCE").unwrap_or_else(|_| "mrtr".to_owned());

@@ -17,3 +17,12 @@ pub fn mrtr_tool(args: TokenStream, item: TokenStream) -> TokenStream {
 pub fn derive_elicit(item: TokenStream) -> TokenStream {
     elicit::derive(item)
 }
+
+/// For tests: the resume steps of a handler as `(step, keys, carried locals)`, or the error
+/// messages the attribute would report.
+#[doc(hidden)]
+pub fn carried_sets(
+    item: TokenStream,
+) -> Result<Vec<(String, Vec<String>, Vec<String>)>, Vec<String>> {
+    tool::carried_sets(item)
+}

@@ -1,15 +1,32 @@
 //! The `requestState` token: a sealed continuation.
 //!
-//! OWNER: helper A (token format, AEAD/HMAC, key ring, claims encoding). The types and
-//! signatures below are the contract the machine relies on.
+//! Reading order: [`Sealer::seal`] stamps the continuation with its binding and lifetime
+//! ([`claims`]), protects it with the active key ([`cipher`]) and writes the token text
+//! ([`token`]); [`Sealer::open`] runs the same path backwards and checks every claim before the
+//! continuation is handed to the handler. Keys and their rotation live in [`keyring`].
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use serde_json::Value;
+use sha2::{Digest, Sha256};
+use subtle::ConstantTimeEq;
 
 use crate::bind::BindDigest;
+use crate::config::{Clock, StateConfig, StateMode};
 use crate::error::MrtrError;
+use crate::replay::IdempotencyKey;
 use crate::request::InputRequest;
+
+mod cipher;
+mod claims;
+pub mod keyring;
+mod token;
+
+pub use keyring::{KeyRing, StateKey};
+
+use cipher::KeyMaterial;
+use claims::{AUDIENCE_LEN, Stamp};
 
 /// What a suspended handler needs to resume on any instance.
 #[derive(Clone, Debug, PartialEq)]
@@ -41,30 +58,191 @@ pub struct Binding {
 pub struct Opened {
     pub continuation: Continuation,
     /// Stable for this exact token: a duplicated retry presents the same key.
-    pub idempotency_key: crate::replay::IdempotencyKey,
+    pub idempotency_key: IdempotencyKey,
     /// Expiry of the token, seconds since the Unix epoch (for replay-guard retention).
     pub expires_at: u64,
+    /// When the token was sealed, seconds since the Unix epoch.
+    pub issued_at: u64,
 }
 
 /// Seals and opens continuations with a key ring.
 #[derive(Clone)]
-pub struct Sealer {}
+pub struct Sealer {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    mode: StateMode,
+    /// The active key first; a ring holds a handful of keys, so a scan beats a map.
+    keys: Vec<(String, KeyMaterial)>,
+    audience: [u8; AUDIENCE_LEN],
+    ttl_secs: u64,
+    max_bytes: usize,
+    clock: Clock,
+}
 
 impl Sealer {
-    pub fn from_config(config: &crate::config::StateConfig) -> Result<Self, MrtrError> {
-        let _ = config;
-        todo!()
+    pub fn from_config(config: &StateConfig) -> Result<Self, MrtrError> {
+        config.validate()?;
+        let keys = config
+            .keys
+            .keys()
+            .iter()
+            .map(|key| (key.kid().to_owned(), KeyMaterial::derive(key)))
+            .collect();
+        Ok(Sealer {
+            inner: Arc::new(Inner {
+                mode: config.mode,
+                keys,
+                audience: audience_hash(&config.audience),
+                ttl_secs: config.ttl.as_secs().max(1),
+                max_bytes: config.max_bytes,
+                clock: config.clock.clone(),
+            }),
+        })
     }
 
-    pub fn seal(&self, continuation: &Continuation, binding: &Binding) -> Result<String, MrtrError> {
-        let _ = (continuation, binding);
-        todo!()
+    pub fn seal(
+        &self,
+        continuation: &Continuation,
+        binding: &Binding,
+    ) -> Result<String, MrtrError> {
+        let inner = &*self.inner;
+        let (kid, key) = inner
+            .keys
+            .first()
+            .ok_or_else(|| MrtrError::Internal("the key ring is empty".into()))?;
+        let issued_at = inner.clock.now();
+        let stamp = Stamp {
+            issued_at,
+            expires_at: issued_at.saturating_add(inner.ttl_secs),
+            bind: binding.bind.0,
+            audience: inner.audience,
+            principal: binding
+                .principal
+                .as_deref()
+                .map(|subject| key.principal_hash(subject)),
+        };
+        let claims = claims::encode(&stamp, continuation).map_err(|reason| {
+            MrtrError::Internal(format!("cannot encode the continuation: {reason}"))
+        })?;
+        let header = token::header(inner.mode, kid);
+        let body = key.protect(inner.mode, header.as_bytes(), &claims)?;
+        let token = token::assemble(&header, &body);
+        if token.len() > inner.max_bytes {
+            return Err(MrtrError::Internal(format!(
+                "requestState for step `{}` would be {} bytes, over the cap of {} (carried locals: {} bytes, \
+                 answers and pending asks: {} entries); carry ids instead of payloads, or raise MRTR_STATE_MAX_BYTES",
+                continuation.step,
+                token.len(),
+                inner.max_bytes,
+                continuation.carried.len(),
+                continuation.answered.len() + continuation.pending.len(),
+            )));
+        }
+        Ok(token)
     }
 
     /// Checks, in order: size cap, format, key id, tag, expiry, audience, bind digest, principal.
     /// The fingerprint is checked by the generated prologue (it knows the step's layout).
     pub fn open(&self, token: &str, binding: &Binding) -> Result<Opened, MrtrError> {
-        let _ = (token, binding);
-        todo!()
+        let inner = &*self.inner;
+        if token.len() > inner.max_bytes {
+            return Err(rejected(format!(
+                "{} bytes, over the cap of {}",
+                token.len(),
+                inner.max_bytes
+            )));
+        }
+        let parsed = token::parse(token, inner.mode, cipher::min_body_len(inner.mode))
+            .map_err(|reason| rejected(format!("format: {reason}")))?;
+        let (_, key) = inner
+            .keys
+            .iter()
+            .find(|(kid, _)| kid == parsed.kid)
+            .ok_or_else(|| {
+                rejected(format!(
+                    "unknown key id `{}` (retired, or minted elsewhere)",
+                    parsed.kid
+                ))
+            })?;
+        let claims = key
+            .unprotect(inner.mode, parsed.header.as_bytes(), parsed.body)
+            .map_err(|()| rejected(format!("tag does not verify under key `{}`", parsed.kid)))?;
+        // Authenticated bytes that do not decode mean a bug or a leaked key, not a client typo.
+        let (stamp, continuation) =
+            claims::decode(&claims).map_err(|reason| rejected(format!("claims: {reason}")))?;
+        let now = inner.clock.now();
+        if now >= stamp.expires_at {
+            return Err(rejected(format!(
+                "expired at {} (now {now})",
+                stamp.expires_at
+            )));
+        }
+        if !bool::from(stamp.audience.ct_eq(&inner.audience)) {
+            return Err(rejected("minted for another audience".into()));
+        }
+        if !bool::from(stamp.bind.ct_eq(&binding.bind.0)) {
+            return Err(rejected(
+                "bound to another request (method, target or arguments differ)".into(),
+            ));
+        }
+        let presented = binding
+            .principal
+            .as_deref()
+            .map(|subject| key.principal_hash(subject));
+        match (stamp.principal, presented) {
+            (None, None) => {}
+            (Some(sealed), Some(presented)) if bool::from(sealed.ct_eq(&presented)) => {}
+            (Some(_), Some(_)) => return Err(rejected("bound to another principal".into())),
+            (Some(_), None) => {
+                return Err(rejected(
+                    "bound to a principal, presented without one".into(),
+                ));
+            }
+            (None, Some(_)) => {
+                return Err(rejected(
+                    "minted without a principal, presented with one".into(),
+                ));
+            }
+        }
+        Ok(Opened {
+            continuation,
+            idempotency_key: IdempotencyKey(key.idempotency_hash(token)),
+            expires_at: stamp.expires_at,
+            issued_at: stamp.issued_at,
+        })
     }
+}
+
+impl std::fmt::Debug for Sealer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let kids: Vec<&str> = self
+            .inner
+            .keys
+            .iter()
+            .map(|(kid, _)| kid.as_str())
+            .collect();
+        f.debug_struct("Sealer")
+            .field("mode", &self.inner.mode)
+            .field("kids", &kids)
+            .field("ttl_secs", &self.inner.ttl_secs)
+            .field("max_bytes", &self.inner.max_bytes)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The audience is configuration, not a secret; 128 bits keep two services' names apart.
+fn audience_hash(audience: &str) -> [u8; AUDIENCE_LEN] {
+    let digest = Sha256::new()
+        .chain_update(b"mrtr/audience/v1\0")
+        .chain_update(audience.as_bytes())
+        .finalize();
+    let mut out = [0u8; AUDIENCE_LEN];
+    out.copy_from_slice(&digest[..AUDIENCE_LEN]);
+    out
+}
+
+fn rejected(reason: String) -> MrtrError {
+    MrtrError::RejectedState(reason)
 }

@@ -1,0 +1,17 @@
+//! The legacy (2025-11-25) original of `deploy_service`; server in
+//! `servers/legacy/deploy_service.rs`.
+
+use mrtr_examples::ops::Ops;
+use mrtr_examples::servers::legacy::deploy_service::Deployer;
+use mrtr_examples::{Launch, init_tracing, serve};
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    init_tracing();
+    let launch = Launch::from_args(std::env::args().skip(1))?;
+    let ops = Ops::new();
+    serve(&launch, "legacy-deploy-service", move || {
+        Deployer::new(ops.clone())
+    })
+    .await
+}

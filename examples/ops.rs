@@ -1,0 +1,190 @@
+//! The pretend back end the seed guide's tools talk to: deploy plans, deployments and an
+//! incident feed. Every call is written to an [`Ops`] log so tests can prove what ran, how
+//! often, and in which order (the plan is built once; the deploy happens after the last answer).
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use rmcp::ErrorData;
+use serde::{Deserialize, Serialize};
+
+/// Shared by every instance of a server (and by the tests that inspect it).
+#[derive(Clone, Default)]
+pub struct Ops {
+    log: Arc<Mutex<Vec<String>>>,
+    digests: Arc<Mutex<HashMap<String, String>>>,
+}
+
+/// A prepared deployment. Carried across the environment question, so it is serializable.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DeployPlan {
+    pub id: String,
+    pub digest: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Incident {
+    pub id: String,
+    pub service: String,
+    pub severity: String,
+    pub title: String,
+}
+
+impl Ops {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Everything that ran, in order.
+    pub fn log(&self) -> Vec<String> {
+        self.lock_log().clone()
+    }
+
+    /// How many log lines start with `prefix`.
+    pub fn count(&self, prefix: &str) -> usize {
+        self.lock_log()
+            .iter()
+            .filter(|line| line.starts_with(prefix))
+            .count()
+    }
+
+    fn lock_log(&self) -> std::sync::MutexGuard<'_, Vec<String>> {
+        self.log
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    fn record(&self, line: String) {
+        self.lock_log().push(line);
+    }
+
+    /// The expensive part of a deploy: done once, whatever the number of rounds.
+    pub async fn build_deploy_plan(&self, service: &str) -> Result<DeployPlan, ErrorData> {
+        if service.trim().is_empty() {
+            return Err(ErrorData::invalid_params("service must not be empty", None));
+        }
+        let digest = format!("{:016x}", fnv(service.as_bytes()));
+        let plan = DeployPlan {
+            id: format!("plan-{service}-{}", &digest[..6]),
+            digest,
+        };
+        self.record(format!("build_plan {service} {}", plan.id));
+        Ok(plan)
+    }
+
+    /// The side effect: must run strictly after the last answer, and once.
+    pub async fn run_deploy(
+        &self,
+        service: &str,
+        environment: &str,
+        plan_id: &str,
+    ) -> Result<String, ErrorData> {
+        self.record(format!("deploy {service} {environment} {plan_id}"));
+        Ok(format!("https://{environment}.example.invalid/{service}"))
+    }
+
+    pub async fn fetch_incidents(&self, since: &str) -> Result<Vec<Incident>, ErrorData> {
+        self.record(format!("fetch_incidents {since}"));
+        if since
+            .as_bytes()
+            .first()
+            .is_some_and(|b| !b.is_ascii_digit())
+        {
+            return Err(ErrorData::invalid_params(
+                "since must be an ISO date like 2026-11-01",
+                None,
+            ));
+        }
+        // The feed is empty for windows starting in the future of our fixture data.
+        if since > "2026-12" {
+            return Ok(Vec::new());
+        }
+        Ok(vec![
+            incident("INC-101", "checkout-api", "sev2", "Elevated 5xx on /pay"),
+            incident("INC-102", "search", "sev3", "Slow autocomplete in eu-west"),
+            incident(
+                "INC-103",
+                "checkout-api",
+                "sev1",
+                "Card authorisations failing",
+            ),
+        ])
+    }
+
+    /// Stores a digest and returns the key it can be found under again: a continuation carries
+    /// this key, not the digest.
+    pub fn cache_digest(&self, digest: &str) -> String {
+        let key = format!("digest-{:016x}", fnv(digest.as_bytes()));
+        self.digests
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(key.clone(), digest.to_owned());
+        key
+    }
+
+    pub async fn record_summary(&self, digest_key: &str, summary: &str) -> Result<(), ErrorData> {
+        self.record(format!(
+            "record_summary {digest_key} {} chars",
+            summary.chars().count()
+        ));
+        Ok(())
+    }
+}
+
+impl Ops {
+    /// What changed since the previous release: gathered once per call.
+    pub async fn collect_changes(&self, version: &str) -> Result<Vec<String>, ErrorData> {
+        if version.trim().is_empty() {
+            return Err(ErrorData::invalid_params("version must not be empty", None));
+        }
+        self.record(format!("collect_changes {version}"));
+        Ok(vec![
+            "checkout-api: retries card authorisations once on timeout".to_owned(),
+            "search: autocomplete served from the regional cache".to_owned(),
+            "deps: tokio 1.54".to_owned(),
+        ])
+    }
+
+    /// The side effect of `release_notes`: after both answers, once.
+    pub async fn publish_notes(
+        &self,
+        version: &str,
+        audience: &str,
+        body: &str,
+    ) -> Result<String, ErrorData> {
+        self.record(format!(
+            "publish_notes {version} {audience} {} chars",
+            body.chars().count()
+        ));
+        Ok(format!(
+            "https://releases.example.invalid/{version}/{audience}"
+        ))
+    }
+}
+
+fn incident(id: &str, service: &str, severity: &str, title: &str) -> Incident {
+    Incident {
+        id: id.into(),
+        service: service.into(),
+        severity: severity.into(),
+        title: title.into(),
+    }
+}
+
+/// One line per incident, most severe first: what the model is asked to summarise, and what a
+/// client without sampling gets back instead.
+pub fn render_incident_digest(incidents: &[Incident]) -> String {
+    let mut sorted: Vec<&Incident> = incidents.iter().collect();
+    sorted.sort_by(|a, b| a.severity.cmp(&b.severity).then(a.id.cmp(&b.id)));
+    sorted
+        .iter()
+        .map(|i| format!("{} [{}] {}: {}", i.id, i.severity, i.service, i.title))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn fnv(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, byte| {
+        (hash ^ u64::from(*byte)).wrapping_mul(0x100_0000_01b3)
+    })
+}

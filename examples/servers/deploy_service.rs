@@ -1,0 +1,159 @@
+//! The seed guide's `deploy_service` and `summarize_incidents` tools, ported to 2026-07-28 with
+//! `mrtr`. Compare with `legacy/deploy_service.rs`: each tool gained `#[mrtr_tool]`, each awaited
+//! client request became an `ask!`, and the capability check reads the request's own
+//! capabilities. The same binary still serves legacy (2025-11-25) sessions, where every `ask!` is
+//! a real server-initiated request.
+//!
+//! `cargo run --example deploy_service` serves Streamable HTTP at 127.0.0.1:8080/mcp;
+//! `--stdio` serves stdio; `--demo` plays the seed's three-message exchange against itself.
+#![allow(deprecated)] // sampling is deprecated by SEP-2577 but still part of 2026-07-28
+
+use crate::ops::{Ops, render_incident_digest};
+use mrtr::{Answer, ClientCaps, ask, mrtr_tool};
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::{
+    CallToolResult, ContentBlock, CreateMessageRequestParams, Implementation, SamplingMessage,
+    ServerCapabilities, ServerConfig,
+};
+use rmcp::{ErrorData, ServerHandler, schemars, tool, tool_handler, tool_router};
+use serde::Deserialize;
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+pub struct DeployArgs {
+    /// The service to deploy, e.g. `checkout-api`.
+    pub service: String,
+}
+
+#[derive(Debug, Deserialize, mrtr::Elicit)]
+#[serde(rename_all = "lowercase")]
+pub enum Environment {
+    Staging,
+    Production,
+}
+
+#[derive(Debug, Deserialize, mrtr::Elicit)]
+pub struct Target {
+    /// Deployment target
+    pub environment: Environment,
+}
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+pub struct SummarizeArgs {
+    /// Start of the window, an ISO date such as `2026-11-01`.
+    pub since: String,
+}
+
+#[derive(Clone)]
+pub struct Deployer {
+    ops: Ops,
+}
+
+#[tool_router]
+impl Deployer {
+    pub fn new(ops: Ops) -> Self {
+        Self { ops }
+    }
+
+    #[mrtr_tool]
+    #[tool(description = "Deploy a service to staging or production")]
+    async fn deploy_service(
+        &self,
+        Parameters(args): Parameters<DeployArgs>,
+        caps: ClientCaps,
+    ) -> Result<CallToolResult, ErrorData> {
+        if !caps.elicitation_form() {
+            return Ok(text(cannot_elicit(&args.service)));
+        }
+        let plan = self.ops.build_deploy_plan(&args.service).await?;
+        let target = ask!(target_env: elicit::<Target>(format!("Deploy {} — which environment?", args.service)));
+        let target = match target {
+            Answer::Accept(target) => target,
+            Answer::Decline => return Ok(text("Deployment declined by user.")),
+            Answer::Cancel => return Ok(text("Deployment cancelled by user.")),
+        };
+        let environment = target.environment.as_str();
+        let url = self
+            .ops
+            .run_deploy(&args.service, environment, &plan.id)
+            .await?;
+        Ok(text(format!(
+            "Deployed {} to {environment}: {url}",
+            args.service
+        )))
+    }
+
+    #[mrtr_tool]
+    #[tool(description = "Summarise recent incidents in three bullets")]
+    async fn summarize_incidents(
+        &self,
+        Parameters(args): Parameters<SummarizeArgs>,
+        caps: ClientCaps,
+    ) -> Result<CallToolResult, ErrorData> {
+        let incidents = self.ops.fetch_incidents(&args.since).await?;
+        if incidents.is_empty() {
+            return Ok(text("No incidents in that window."));
+        }
+        let digest = render_incident_digest(&incidents);
+        if !caps.sampling() {
+            return Ok(text(digest));
+        }
+        // The continuation carries this key, not the digest or the sampled text.
+        let digest_key = self.ops.cache_digest(&digest);
+        let reply = ask!(summary: sample(summary_request(&digest)));
+        match reply {
+            Answer::Accept(result) => {
+                match sampled_text(&result.message.content.clone().into_vec()) {
+                    Some(summary) => {
+                        self.ops.record_summary(&digest_key, &summary).await?;
+                        Ok(text(summary))
+                    }
+                    None => Ok(text("Unusable sampling response. Nothing was recorded.")),
+                }
+            }
+            Answer::Decline | Answer::Cancel => Ok(text(
+                "Summary not generated. The raw incident list is still available.",
+            )),
+        }
+    }
+}
+
+#[tool_handler]
+impl ServerHandler for Deployer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build()).with_server_info(
+            Implementation::new("deploy-service", env!("CARGO_PKG_VERSION")),
+        )
+    }
+}
+
+impl Environment {
+    fn as_str(&self) -> &'static str {
+        match self {
+            Environment::Staging => "staging",
+            Environment::Production => "production",
+        }
+    }
+}
+
+fn cannot_elicit(service: &str) -> String {
+    format!(
+        "This client cannot show a confirmation form. Ask the user which environment (staging or \
+         production) to deploy \"{service}\" to, then call deploy_service again."
+    )
+}
+
+fn summary_request(digest: &str) -> CreateMessageRequestParams {
+    CreateMessageRequestParams::new(vec![SamplingMessage::user_text(digest)], 400)
+        .with_system_prompt("Summarise these incidents in three bullets. No preamble.")
+}
+
+fn sampled_text(blocks: &[rmcp::model::SamplingMessageContentBlock]) -> Option<String> {
+    blocks
+        .iter()
+        .find_map(|block| block.as_text())
+        .map(|t| t.text.clone())
+}
+
+fn text(message: impl Into<String>) -> CallToolResult {
+    CallToolResult::success(vec![ContentBlock::text(message.into())])
+}

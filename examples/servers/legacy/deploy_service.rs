@@ -1,0 +1,166 @@
+//! The seed guide's `deploy_service` and `summarize_incidents` tools as written for the legacy
+//! handshake (2025-11-25): each tool stops mid-call, sends the client its own request and awaits
+//! the answer. That only works on a stateful two-way channel.
+//!
+//! `../deploy_service.rs` is the same server ported to 2026-07-28 with `mrtr`; diff the two.
+#![allow(deprecated)] // sampling is deprecated by SEP-2577 but still served
+
+use crate::ops::{Ops, render_incident_digest};
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::{
+    CallToolResult, ContentBlock, CreateMessageRequestParams, Implementation, SamplingMessage,
+    ServerCapabilities, ServerConfig,
+};
+use rmcp::service::ElicitationError;
+use rmcp::{ErrorData, Peer, RoleServer, ServerHandler, schemars, tool, tool_handler, tool_router};
+use serde::Deserialize;
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+pub struct DeployArgs {
+    /// The service to deploy, e.g. `checkout-api`.
+    pub service: String,
+}
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Environment {
+    Staging,
+    Production,
+}
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+pub struct Target {
+    /// Deployment target
+    pub environment: Environment,
+}
+rmcp::elicit_safe!(Target);
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+pub struct SummarizeArgs {
+    /// Start of the window, an ISO date such as `2026-11-01`.
+    pub since: String,
+}
+
+#[derive(Clone)]
+pub struct Deployer {
+    ops: Ops,
+}
+
+#[tool_router]
+impl Deployer {
+    pub fn new(ops: Ops) -> Self {
+        Self { ops }
+    }
+
+    #[tool(description = "Deploy a service to staging or production")]
+    async fn deploy_service(
+        &self,
+        Parameters(args): Parameters<DeployArgs>,
+        peer: Peer<RoleServer>,
+    ) -> Result<CallToolResult, ErrorData> {
+        if !supports_form_elicitation(&peer) {
+            return Ok(text(cannot_elicit(&args.service)));
+        }
+        let plan = self.ops.build_deploy_plan(&args.service).await?;
+        let target = match peer
+            .elicit::<Target>(format!("Deploy {} — which environment?", args.service))
+            .await
+        {
+            Ok(Some(target)) => target,
+            Ok(None) => return Ok(text("No environment was chosen. Nothing was deployed.")),
+            Err(ElicitationError::UserDeclined) => return Ok(text("Deployment declined by user.")),
+            Err(ElicitationError::UserCancelled) => {
+                return Ok(text("Deployment cancelled by user."));
+            }
+            Err(error) => return Err(ErrorData::internal_error(error.to_string(), None)),
+        };
+        let environment = target.environment.as_str();
+        let url = self
+            .ops
+            .run_deploy(&args.service, environment, &plan.id)
+            .await?;
+        Ok(text(format!(
+            "Deployed {} to {environment}: {url}",
+            args.service
+        )))
+    }
+
+    #[tool(description = "Summarise recent incidents in three bullets")]
+    async fn summarize_incidents(
+        &self,
+        Parameters(args): Parameters<SummarizeArgs>,
+        peer: Peer<RoleServer>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let incidents = self.ops.fetch_incidents(&args.since).await?;
+        if incidents.is_empty() {
+            return Ok(text("No incidents in that window."));
+        }
+        let digest = render_incident_digest(&incidents);
+        let can_sample = peer
+            .peer_info()
+            .is_some_and(|info| info.capabilities.sampling.is_some());
+        if !can_sample {
+            return Ok(text(digest));
+        }
+        let digest_key = self.ops.cache_digest(&digest);
+        let reply = peer.create_message(summary_request(&digest)).await;
+        match reply {
+            Ok(result) => match sampled_text(&result.message.content.clone().into_vec()) {
+                Some(summary) => {
+                    self.ops.record_summary(&digest_key, &summary).await?;
+                    Ok(text(summary))
+                }
+                None => Ok(text("Unusable sampling response. Nothing was recorded.")),
+            },
+            Err(_) => Ok(text(
+                "Summary not generated. The raw incident list is still available.",
+            )),
+        }
+    }
+}
+
+#[tool_handler]
+impl ServerHandler for Deployer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build()).with_server_info(
+            Implementation::new("legacy-deploy-service", env!("CARGO_PKG_VERSION")),
+        )
+    }
+}
+
+impl Environment {
+    fn as_str(&self) -> &'static str {
+        match self {
+            Environment::Staging => "staging",
+            Environment::Production => "production",
+        }
+    }
+}
+
+fn supports_form_elicitation(peer: &Peer<RoleServer>) -> bool {
+    peer.peer_info()
+        .is_some_and(|info| info.capabilities.elicitation.is_some())
+}
+
+fn cannot_elicit(service: &str) -> String {
+    format!(
+        "This client cannot show a confirmation form. Ask the user which environment (staging or \
+         production) to deploy \"{service}\" to, then call deploy_service again."
+    )
+}
+
+fn summary_request(digest: &str) -> CreateMessageRequestParams {
+    CreateMessageRequestParams::new(vec![SamplingMessage::user_text(digest)], 400)
+        .with_system_prompt("Summarise these incidents in three bullets. No preamble.")
+}
+
+fn sampled_text(blocks: &[rmcp::model::SamplingMessageContentBlock]) -> Option<String> {
+    blocks
+        .iter()
+        .find_map(|block| block.as_text())
+        .map(|t| t.text.clone())
+}
+
+fn text(message: impl Into<String>) -> CallToolResult {
+    CallToolResult::success(vec![ContentBlock::text(message.into())])
+}

@@ -1,0 +1,828 @@
+//! Emits the lowered body from the IR and the plan: hoisted slots and witnesses, the resume
+//! prologue, and the `'__mrtr_dispatch: loop { match pc { .. } }` with one arm per resume
+//! point, join, loop head and loop exit. Nothing here re-analyses syntax: what is live, where
+//! each arm starts and which jumps leave which loop were decided before.
+
+use std::collections::BTreeSet;
+
+use proc_macro2::{Ident, Span, TokenStream};
+use quote::{format_ident, quote, quote_spanned};
+use syn::visit_mut::{self, VisitMut};
+use syn::{Expr, Type};
+
+use super::ir::*;
+use super::lower::{Arm, Plan};
+
+pub struct Gen<'a> {
+    pub body: &'a Body,
+    pub plan: &'a Plan,
+    /// The handler's written return type.
+    pub ret: &'a Type,
+    pub fn_name: &'a Ident,
+}
+
+type Held = BTreeSet<BindingId>;
+
+fn rt() -> TokenStream {
+    quote!(::mrtr::__private)
+}
+
+/// Unwraps a runtime `Result` through the body's local `__mrtr_try!`: the runtime's errors end
+/// the round as a JSON-RPC error whatever the user's error type is, so `?` cannot be used.
+fn attempt(expr: TokenStream) -> TokenStream {
+    quote!(__mrtr_try!(#expr))
+}
+
+impl Gen<'_> {
+    fn binding(&self, b: BindingId) -> &Binding {
+        &self.body.bindings[b]
+    }
+
+    fn local(&self, b: BindingId) -> Ident {
+        self.binding(b).ident.clone()
+    }
+
+    pub fn slot(&self, b: BindingId) -> Ident {
+        let binding = self.binding(b);
+        let name = binding.ident.to_string();
+        let name = name.trim_start_matches("__mrtr_").trim_start_matches("r#");
+        Ident::new(&format!("__mrtr_s_{name}_{b}"), binding.ident.span())
+    }
+
+    fn witness(&self, b: BindingId) -> Ident {
+        let binding = self.binding(b);
+        let name = binding.ident.to_string();
+        let name = name.trim_start_matches("__mrtr_").trim_start_matches("r#");
+        Ident::new(&format!("__mrtr_vt_{name}_{b}"), binding.ident.span())
+    }
+
+    fn transfer(c: ConstructId) -> Ident {
+        format_ident!("__mrtr_t{}", c)
+    }
+
+    fn marker(key: &Ident) -> Ident {
+        format_ident!("__mrtr_m_{}", key)
+    }
+
+    fn step_ident(&self, site: SiteId) -> Ident {
+        Ident::new(&self.body.sites[site].step, Span::call_site())
+    }
+
+    fn layout_ident(&self, site: SiteId) -> Ident {
+        format_ident!("__MRTR_LAYOUT_{}", site)
+    }
+
+    fn pc(&self, arm: Arm) -> TokenStream {
+        match arm {
+            Arm::Start => quote!(__MrtrPc::Start),
+            Arm::Resume(site) => {
+                let step = self.step_ident(site);
+                quote!(__MrtrPc::Resume(__MrtrStep::#step))
+            }
+            Arm::Join(c) => {
+                let v = format_ident!("Join{}", c);
+                quote!(__MrtrPc::#v)
+            }
+            Arm::Head(c) => {
+                let v = format_ident!("Head{}", c);
+                quote!(__MrtrPc::#v)
+            }
+        }
+    }
+
+    /// The serialized slots of a step, in their fixed order.
+    pub fn step_slots(&self, site: SiteId) -> Vec<BindingId> {
+        self.body.sites[site]
+            .live
+            .iter()
+            .copied()
+            .filter(|&b| self.binding(b).is_serialized())
+            .collect()
+    }
+
+    /// The wire key scheme of a site's key: `name`, `name#{}` or `name#{}.{}`.
+    pub fn key_scheme(&self, site: SiteId, key: &Ident) -> String {
+        let loops = self.body.sites[site].loops.len();
+        if loops == 0 {
+            key.to_string()
+        } else {
+            format!("{key}#{}", vec!["{}"; loops].join("."))
+        }
+    }
+
+    /// The wire key as documented: `name`, `name#{i0}`, `name#{i0}.{i1}`.
+    pub fn key_display(&self, site: SiteId, key: &Ident) -> String {
+        let loops = &self.body.sites[site].loops;
+        if loops.is_empty() {
+            return key.to_string();
+        }
+        let indices: Vec<String> = loops.iter().map(|c| format!("{{i{c}}}")).collect();
+        format!("{key}#{}", indices.join("."))
+    }
+
+    pub fn layout(&self, site: SiteId) -> String {
+        let keys: Vec<String> = self.body.sites[site]
+            .keys
+            .iter()
+            .map(|k| self.key_display(site, &k.key))
+            .collect();
+        let slots: Vec<&str> = self
+            .step_slots(site)
+            .into_iter()
+            .map(|b| self.binding(b).wire.as_str())
+            .collect();
+        format!(
+            "::{}|{}|{}|{}",
+            self.fn_name,
+            self.body.sites[site].step,
+            keys.join(","),
+            slots.join(",")
+        )
+    }
+
+    /// The key expression at the ask site, where the loop counters are locals.
+    fn key_at_ask(&self, site: SiteId, key: &Ident) -> TokenStream {
+        let scheme = self.key_scheme(site, key);
+        let loops = &self.body.sites[site].loops;
+        if loops.is_empty() {
+            return quote!(#scheme);
+        }
+        let counters = loops
+            .iter()
+            .map(|&c| self.local(self.body.constructs[c].kind.counter().expect("loop")));
+        quote!(::std::format!(#scheme, #(#counters),*))
+    }
+
+    /// The key expression in the resume arm, before anything is taken out of its slot.
+    fn key_at_resume(&self, site: SiteId, key: &Ident) -> TokenStream {
+        let rt = rt();
+        let scheme = self.key_scheme(site, key);
+        let loops = &self.body.sites[site].loops;
+        if loops.is_empty() {
+            return quote!(#scheme);
+        }
+        let counters = loops.iter().map(|&c| {
+            let b = self.body.constructs[c].kind.counter().expect("loop");
+            let slot = self.slot(b);
+            let wire = &self.binding(b).wire;
+            attempt(quote!(#rt::counter(&#slot, #wire)))
+        });
+        quote!(&::std::format!(#scheme, #(#counters),*))
+    }
+
+    fn park(&self, live: &Live, held: &Held) -> TokenStream {
+        let parks = live.iter().filter(|b| held.contains(b)).map(|&b| {
+            let slot = self.slot(b);
+            let local = self.local(b);
+            quote!(#slot = ::core::option::Option::Some(#local);)
+        });
+        quote!(#(#parks)*)
+    }
+
+    fn goto(&self, arm: Arm) -> TokenStream {
+        let pc = self.pc(arm);
+        quote! {
+            __mrtr_pc = #pc;
+            continue '__mrtr_dispatch;
+        }
+    }
+
+    fn latch(&self, c: ConstructId, held: &Held) -> TokenStream {
+        let construct = &self.body.constructs[c];
+        let counter = construct.kind.counter().expect("loop");
+        let bump = if held.contains(&counter) {
+            let local = self.local(counter);
+            quote!(#local += 1;)
+        } else {
+            quote!()
+        };
+        let park = self.park(&construct.live_head, held);
+        let goto = self.goto(Arm::Head(c));
+        quote!(#bump #park #goto)
+    }
+
+    fn exit(&self, c: ConstructId, value: Option<TokenStream>, held: &Held) -> TokenStream {
+        let construct = &self.body.constructs[c];
+        let store = match value {
+            Some(value) if construct.has_value => {
+                let t = Self::transfer(c);
+                quote!(#t = ::core::option::Option::Some(#value);)
+            }
+            Some(value) => quote!(let _ = #value;),
+            None => quote!(),
+        };
+        let park = self.park(&construct.live_join, held);
+        let goto = self.goto(Arm::Join(c));
+        quote!(#store #park #goto)
+    }
+
+    fn jump(&self, jump: usize, held: &Held) -> TokenStream {
+        let jump = &self.body.jumps[jump];
+        match &jump.kind {
+            JumpKind::Continue => {
+                let latch = self.latch(jump.target, held);
+                quote!({ #latch })
+            }
+            JumpKind::Break(value) => {
+                let value = value.as_ref().map(|v| {
+                    let v = self.fill_jumps_expr(v.clone(), held);
+                    quote!(#v)
+                });
+                let exit = self.exit(jump.target, value, held);
+                quote!({ #exit })
+            }
+        }
+    }
+
+    fn fill_jumps_expr(&self, mut expr: Expr, held: &Held) -> Expr {
+        JumpFiller {
+            machine: self,
+            held,
+        }
+        .visit_expr_mut(&mut expr);
+        expr
+    }
+
+    fn fill_jumps_stmt(&self, mut stmt: syn::Stmt, held: &Held) -> syn::Stmt {
+        JumpFiller {
+            machine: self,
+            held,
+        }
+        .visit_stmt_mut(&mut stmt);
+        stmt
+    }
+
+    fn fill_jumps_block(&self, mut block: syn::Block, held: &Held) -> syn::Block {
+        JumpFiller {
+            machine: self,
+            held,
+        }
+        .visit_block_mut(&mut block);
+        block
+    }
+
+    /// Held bindings a new binding of the same name hides while they are still needed later.
+    fn shadowed(&self, defs: &[BindingId], live_out: &Live, held: &Held) -> Vec<BindingId> {
+        held.iter()
+            .copied()
+            .filter(|b| !defs.contains(b) && live_out.contains(b))
+            .filter(|&b| {
+                defs.iter()
+                    .any(|&d| self.binding(d).ident == self.binding(b).ident)
+            })
+            .collect()
+    }
+
+    /// The code of `frame` from statement `from` on, until every path has jumped, suspended or
+    /// returned.
+    fn run(&self, frame: FrameId, from: usize, mut held: Held) -> TokenStream {
+        let mut out = TokenStream::new();
+        let f = &self.body.frames[frame];
+        for node in &f.stmts[from..] {
+            match &node.kind {
+                NodeKind::Verbatim(stmt) => {
+                    let stmt = self.fill_jumps_stmt(stmt.clone(), &held);
+                    let hidden = self.shadowed(&node.defs, &node.live_out, &held);
+                    out.extend(self.verbatim_with_parks(stmt, &hidden, &held));
+                    for b in hidden {
+                        held.remove(&b);
+                    }
+                    held.extend(node.defs.iter().copied());
+                }
+                NodeKind::Ask { site, .. } => {
+                    out.extend(self.suspend(*site, &held));
+                    return out;
+                }
+                NodeKind::Opened { construct, .. } => {
+                    out.extend(self.enter(*construct, &held));
+                    return out;
+                }
+            }
+        }
+        out.extend(self.frame_exit(frame, &held));
+        out
+    }
+
+    fn verbatim_with_parks(
+        &self,
+        stmt: syn::Stmt,
+        hidden: &[BindingId],
+        held: &Held,
+    ) -> TokenStream {
+        if hidden.is_empty() {
+            return quote!(#stmt);
+        }
+        let park = self.park(&hidden.iter().copied().collect(), held);
+        match stmt {
+            syn::Stmt::Local(mut local) => match &mut local.init {
+                Some(init) if init.diverge.is_none() => {
+                    let value = &init.expr;
+                    *init.expr = syn::parse_quote!({ let __mrtr_v = #value; #park __mrtr_v });
+                    quote!(#local)
+                }
+                _ => {
+                    let names: Vec<String> = hidden
+                        .iter()
+                        .map(|&b| self.binding(b).ident.to_string())
+                        .collect();
+                    let message = format!(
+                        "this `let .. else` hides `{}`, which is still used after the next `ask!`; give the new binding another name",
+                        names.join("`, `")
+                    );
+                    quote_spanned!(local.let_token.span=> ::core::compile_error!(#message); #local)
+                }
+            },
+            other => quote!(#other),
+        }
+    }
+
+    fn frame_exit(&self, frame: FrameId, held: &Held) -> TokenStream {
+        let f = &self.body.frames[frame];
+        let tail = f.tail.clone().map(|t| self.fill_jumps_expr(t, held));
+        let rt = rt();
+        match f.exit {
+            FrameExit::Return => {
+                let ret = self.ret;
+                match tail {
+                    Some(tail) => quote!(return #rt::done::<#ret>(#tail);),
+                    None => quote! {
+                        return ::core::result::Result::Ok(#rt::Flow::Fail(#rt::MrtrError::Internal(
+                            ::std::string::String::from("a lowered handler fell off the end of its body"),
+                        )));
+                    },
+                }
+            }
+            FrameExit::Join(c) => self.exit(c, tail.map(|t| quote!(#t)), held),
+            FrameExit::Latch(c) => {
+                let tail = tail.map(|t| quote!(let _ = #t;));
+                let latch = self.latch(c, held);
+                quote!(#tail #latch)
+            }
+        }
+    }
+
+    /// An `ask!` reached in this arm: evaluate the requests, register them, park, go resume.
+    fn suspend(&self, site: SiteId, held: &Held) -> TokenStream {
+        let s = &self.body.sites[site];
+        let path = &s.path;
+        let mut out = quote!(#path!(@lowered););
+        for (i, key) in s.keys.iter().enumerate() {
+            let request = self.fill_jumps_expr(key.request.clone(), held);
+            let r = format_ident!("__mrtr_r{}", i);
+            let span = key.key.span();
+            out.extend(quote_spanned! {span=>
+                let #r = {
+                    #[allow(unused_imports)]
+                    use ::mrtr::__private::requests::*;
+                    #request
+                };
+            });
+        }
+        for (i, key) in s.keys.iter().enumerate() {
+            let r = format_ident!("__mrtr_r{}", i);
+            let marker = Self::marker(&key.key);
+            let wire = self.key_at_ask(site, &key.key);
+            out.extend(quote!(#marker = __mrtr_io.ask(#wire, #r);));
+        }
+        out.extend(self.park(&s.live, held));
+        out.extend(self.goto(Arm::Resume(site)));
+        out
+    }
+
+    /// Reaching an opened construct: its ask-free parts run here, the rest in its own arms.
+    fn enter(&self, c: ConstructId, held: &Held) -> TokenStream {
+        let construct = &self.body.constructs[c];
+        let rt = rt();
+        match &construct.kind {
+            ConstructKind::If {
+                branches,
+                otherwise,
+                ..
+            } => {
+                let mut out = TokenStream::new();
+                for (i, (cond, frame)) in branches.iter().enumerate() {
+                    let cond = self.fill_jumps_expr(cond.clone(), held);
+                    let mut inner = held.clone();
+                    inner.extend(self.body.frames[*frame].start.iter().copied());
+                    let code = self.run(*frame, 0, inner);
+                    if i > 0 {
+                        out.extend(quote!(else));
+                    }
+                    out.extend(quote!(if #cond { #code }));
+                }
+                let otherwise = match otherwise {
+                    Some(frame) => self.run(*frame, 0, held.clone()),
+                    None => self.exit(c, None, held),
+                };
+                out.extend(quote!(else { #otherwise }));
+                out
+            }
+            ConstructKind::Match {
+                scrutinee, arms, ..
+            } => {
+                let scrutinee = self.fill_jumps_expr(scrutinee.clone(), held);
+                let arms = arms.iter().map(|(pat, frame)| {
+                    let mut pat = pat.clone();
+                    if let syn::Pat::Guard(guard) = &mut pat {
+                        *guard.guard = self.fill_jumps_expr((*guard.guard).clone(), held);
+                    }
+                    let mut inner = held.clone();
+                    inner.extend(self.body.frames[*frame].start.iter().copied());
+                    let code = self.run(*frame, 0, inner);
+                    quote!(#pat => { #code })
+                });
+                quote!(match #scrutinee { #(#arms)* })
+            }
+            ConstructKind::Block(frame) => {
+                let code = self.run(*frame, 0, held.clone());
+                quote!({ #code })
+            }
+            ConstructKind::Loop { counter, .. } | ConstructKind::While { counter, .. } => {
+                let local = self.local(*counter);
+                let mut inner = held.clone();
+                inner.insert(*counter);
+                let park = self.park(&construct.live_head, &inner);
+                let goto = self.goto(Arm::Head(c));
+                quote!(let mut #local: usize = 0; #park #goto)
+            }
+            ConstructKind::For {
+                iter,
+                rest,
+                counter,
+                ..
+            } => {
+                let iter = self.fill_jumps_expr(iter.clone(), held);
+                let rest_local = self.local(*rest);
+                let counter_local = self.local(*counter);
+                let mut inner = held.clone();
+                inner.insert(*counter);
+                inner.insert(*rest);
+                let park = self.park(&construct.live_head, &inner);
+                let goto = self.goto(Arm::Head(c));
+                quote! {
+                    let mut #rest_local = #rt::rest_of(#iter);
+                    let mut #counter_local: usize = 0;
+                    #park #goto
+                }
+            }
+        }
+    }
+
+    /// Takes out what is live and visible at a point, one block per frame so that shadowed
+    /// bindings keep their own names; `inner` builds the code that runs inside.
+    fn at_point(
+        &self,
+        frame: FrameId,
+        index: usize,
+        live: &Live,
+        inner: impl FnOnce(Held) -> TokenStream,
+    ) -> TokenStream {
+        let rt = rt();
+        let visible = self.body.visible(frame, index);
+        let path = self.body.path(frame, index);
+        let mut held = Held::new();
+        let mut levels = Vec::new();
+        for (f, _) in &path {
+            let outs: Vec<TokenStream> = visible
+                .iter()
+                .filter(|(vf, b)| vf == f && live.contains(b))
+                .map(|&(_, b)| {
+                    held.insert(b);
+                    let binding = self.binding(b);
+                    let local = self.local(b);
+                    let slot = self.slot(b);
+                    let wire = &binding.wire;
+                    let mutability = (binding.mutable
+                        || binding.kind != BindingKind::Local
+                            && binding.kind != BindingKind::Param)
+                        .then(|| quote!(mut));
+                    let value = attempt(quote!(#rt::out(&mut #slot, #wire)));
+                    quote!(#[allow(unused_mut)] let #mutability #local = #value;)
+                })
+                .collect();
+            levels.push(outs);
+        }
+        let mut code = inner(held);
+        while let Some(outs) = levels.pop() {
+            code = if levels.is_empty() {
+                quote!(#(#outs)* #code)
+            } else {
+                quote!({ #(#outs)* #code })
+            };
+        }
+        code
+    }
+
+    fn arm(&self, arm: Arm) -> TokenStream {
+        let pc = self.pc(arm);
+        let code = match arm {
+            Arm::Start => self.at_point(ROOT, 0, &self.plan.start_live, |held| {
+                self.run(ROOT, 0, held)
+            }),
+            Arm::Resume(site) => self.resume_arm(site),
+            Arm::Join(c) => {
+                let (frame, index) = self.plan.construct_at[c];
+                let construct = &self.body.constructs[c];
+                let node = &self.body.frames[frame].stmts[index];
+                let NodeKind::Opened { pat, diverge, .. } = &node.kind else {
+                    unreachable!()
+                };
+                let rt = rt();
+                self.at_point(frame, index, &construct.live_join, |mut held| {
+                    let bind = match pat {
+                        Some(pat) if construct.has_value => {
+                            let t = Self::transfer(c);
+                            let wire = format!(
+                                "value of the `{}` at this join",
+                                if construct.kind.is_loop() {
+                                    "loop"
+                                } else {
+                                    "branch"
+                                }
+                            );
+                            let value = attempt(quote!(#rt::out(&mut #t, #wire)));
+                            self.bind(pat, quote!(#value), diverge.as_ref(), node, &mut held)
+                        }
+                        _ => quote!(),
+                    };
+                    let rest = self.run(frame, index + 1, held);
+                    quote!(#bind #rest)
+                })
+            }
+            Arm::Head(c) => self.head_arm(c),
+        };
+        quote!(#pc => '__mrtr_arm: { #code })
+    }
+
+    /// `let P = value [else D];`, parking held bindings the pattern hides that are needed later.
+    fn bind(
+        &self,
+        pat: &syn::Pat,
+        value: TokenStream,
+        diverge: Option<&syn::Block>,
+        node: &Node,
+        held: &mut Held,
+    ) -> TokenStream {
+        let hidden = self.shadowed(&node.defs, &node.live_out, held);
+        let park = self.park(&hidden.iter().copied().collect(), held);
+        let diverge = diverge.map(|d| {
+            let d = self.fill_jumps_block(d.clone(), held);
+            quote!(else #d)
+        });
+        for b in hidden {
+            held.remove(&b);
+        }
+        held.extend(node.defs.iter().copied());
+        match diverge {
+            Some(diverge) => quote!(let __mrtr_v = #value; #park let #pat = __mrtr_v #diverge;),
+            None => quote!(let __mrtr_v = #value; #park let #pat = __mrtr_v;),
+        }
+    }
+
+    fn head_arm(&self, c: ConstructId) -> TokenStream {
+        let construct = &self.body.constructs[c];
+        let (frame, _) = match &construct.kind {
+            ConstructKind::Loop { body, .. }
+            | ConstructKind::While { body, .. }
+            | ConstructKind::For { body, .. } => (*body, ()),
+            _ => unreachable!(),
+        };
+        self.at_point(frame, 0, &construct.live_head, |mut held| {
+            let start = &self.body.frames[frame].start;
+            let gate = match &construct.kind {
+                ConstructKind::For { pat, rest, .. } => {
+                    let exit = self.exit(c, None, &held);
+                    let rest = self.local(*rest);
+                    quote!(let ::core::option::Option::Some(#pat) = #rest.pop_front() else { #exit };)
+                }
+                ConstructKind::While { cond: Expr::Let(l), .. } => {
+                    let exit = self.exit(c, None, &held);
+                    let cond = self.fill_jumps_expr((*l.expr).clone(), &held);
+                    let pat = &l.pat;
+                    quote!(let #pat = #cond else { #exit };)
+                }
+                ConstructKind::While { cond, .. } => {
+                    let exit = self.exit(c, None, &held);
+                    let cond = self.fill_jumps_expr(cond.clone(), &held);
+                    quote!(if !(#cond) { #exit })
+                }
+                _ => quote!(),
+            };
+            held.extend(start.iter().copied());
+            let body = self.run(frame, 0, held);
+            quote!(#gate #body)
+        })
+    }
+
+    fn resume_arm(&self, site: SiteId) -> TokenStream {
+        let rt = rt();
+        let s = &self.body.sites[site];
+        let (frame, index) = self.plan.site_at[site];
+        let node = &self.body.frames[frame].stmts[index];
+        let NodeKind::Ask { pat, diverge, .. } = &node.kind else {
+            unreachable!()
+        };
+
+        let answers: Vec<Ident> = (0..s.keys.len())
+            .map(|i| format_ident!("__mrtr_a{}", i))
+            .collect();
+        let takes = s.keys.iter().zip(&answers).map(|(key, a)| {
+            let marker = Self::marker(&key.key);
+            let wire = self.key_at_resume(site, &key.key);
+            quote!(let #a = __mrtr_io.take(&#marker, #wire);)
+        });
+        let oks = answers
+            .iter()
+            .map(|a| quote!(::core::result::Result::Ok(#a)));
+        let slots = self.step_slots(site);
+        let puts = slots.iter().map(|&b| {
+            let vt = self.witness(b);
+            let slot = self.slot(b);
+            let wire = &self.binding(b).wire;
+            attempt(quote!(__mrtr_w.put(&#vt, #wire, &#slot)))
+        });
+        let step = &s.step;
+        let fingerprint = self.fingerprint(site);
+        let ask_live = attempt(quote!(__mrtr_io.ask_live().await));
+        let decode = quote! {
+            #(#takes)*
+            let (#(#answers,)*) = match (#(#answers,)*) {
+                (#(#oks,)*) => (#(#answers,)*),
+                _ => {
+                    if __mrtr_io.is_live() {
+                        #ask_live;
+                        continue '__mrtr_dispatch;
+                    }
+                    let mut __mrtr_w = #rt::SlotWriter::new();
+                    #(#puts;)*
+                    return ::core::result::Result::Ok(__mrtr_io.suspend(#step, #fingerprint, __mrtr_w));
+                }
+            };
+            __mrtr_io.settle();
+        };
+        let answer = if answers.len() == 1 {
+            quote!(__mrtr_a0)
+        } else {
+            quote!((#(#answers),*))
+        };
+        let rest = self.at_point(frame, index, &s.live, |mut held| {
+            let bind = match pat {
+                Some(pat) => self.bind(pat, answer, diverge.as_ref(), node, &mut held),
+                None => quote!(let _ = #answer;),
+            };
+            let rest = self.run(frame, index + 1, held);
+            quote!(#bind #rest)
+        });
+        quote!(#decode #rest)
+    }
+
+    fn fingerprint(&self, site: SiteId) -> TokenStream {
+        let rt = rt();
+        let layout = self.layout_ident(site);
+        let names = self.step_slots(site).into_iter().map(|b| {
+            let slot = self.slot(b);
+            quote!(#rt::tn(&#slot))
+        });
+        quote!(#rt::fingerprint(#layout, &[#(#names),*]))
+    }
+
+    /// The whole lowered body.
+    pub fn body_tokens(&self) -> TokenStream {
+        let rt = rt();
+        let items = &self.body.items;
+        let slots = self.plan.slotted.iter().map(|&b| {
+            let binding = self.binding(b);
+            let slot = self.slot(b);
+            let span = binding.ident.span();
+            if binding.kind == BindingKind::Param {
+                let local = self.local(b);
+                quote_spanned!(span=> let mut #slot = ::core::option::Option::Some(#local);)
+            } else if let Some(ty) = &binding.ty {
+                quote_spanned!(span=> let mut #slot: ::core::option::Option<#ty> = ::core::option::Option::None;)
+            } else {
+                quote_spanned!(span=> let mut #slot = ::core::option::Option::None;)
+            }
+        });
+        let witnesses = self.plan.carried.iter().map(|&b| {
+            let span = self.binding(b).ident.span();
+            let vt = self.witness(b);
+            let slot = self.slot(b);
+            quote_spanned!(span=> let #vt = ::mrtr::__private::carry_vt(&#slot);)
+        });
+        let transfers = self
+            .body
+            .constructs
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| c.has_value)
+            .map(|(i, _)| {
+                let t = Self::transfer(i);
+                quote!(let mut #t = ::core::option::Option::None;)
+            });
+        let markers = self.body.sites.iter().flat_map(|s| &s.keys).map(|k| {
+            let m = Self::marker(&k.key);
+            quote!(let mut #m = ::core::marker::PhantomData;)
+        });
+        let layouts = (0..self.body.sites.len()).map(|site| {
+            let ident = self.layout_ident(site);
+            let tail = self.layout(site);
+            quote!(const #ident: &str = ::core::concat!("mrtr-lowering/1|", ::core::module_path!(), #tail);)
+        });
+        let steps: Vec<Ident> = (0..self.body.sites.len())
+            .map(|s| self.step_ident(s))
+            .collect();
+        let step_names: Vec<&String> = self.body.sites.iter().map(|s| &s.step).collect();
+        let mut pc_variants = Vec::new();
+        for arm in &self.plan.arms {
+            match arm {
+                Arm::Join(c) => pc_variants.push(format_ident!("Join{}", c)),
+                Arm::Head(c) => pc_variants.push(format_ident!("Head{}", c)),
+                _ => {}
+            }
+        }
+        let restores = (0..self.body.sites.len()).map(|site| {
+            let step = self.step_ident(site);
+            let fingerprint = self.fingerprint(site);
+            let check = attempt(quote!(__mrtr_io.check_fingerprint(#fingerprint)));
+            let takes = self.step_slots(site).into_iter().map(|b| {
+                let slot = self.slot(b);
+                let vt = self.witness(b);
+                let wire = &self.binding(b).wire;
+                let value = attempt(quote!(__mrtr_rd.take(&#vt, #wire)));
+                quote!(#slot = ::core::option::Option::Some(#value);)
+            });
+            let finish = attempt(quote!(__mrtr_rd.finish()));
+            quote! {
+                __MrtrStep::#step => {
+                    #check;
+                    let mut __mrtr_rd = __mrtr_io.carried();
+                    #(#takes)*
+                    #finish;
+                }
+            }
+        });
+        let arms = self.plan.arms.iter().map(|&arm| self.arm(arm));
+        quote! {
+            macro_rules! __mrtr_try {
+                ($result:expr) => {
+                    match $result {
+                        ::core::result::Result::Ok(value) => value,
+                        ::core::result::Result::Err(error) => {
+                            return ::core::result::Result::Ok(#rt::Flow::Fail(error));
+                        }
+                    }
+                };
+            }
+            #(#items)*
+            #[allow(dead_code)]
+            #[derive(Clone, Copy)]
+            enum __MrtrStep { #(#steps),* }
+            #[derive(Clone, Copy)]
+            enum __MrtrPc { Start, Resume(__MrtrStep), #(#pc_variants),* }
+            #(#layouts)*
+            #(#slots)*
+            #(#witnesses)*
+            #(#transfers)*
+            #(#markers)*
+            let mut __mrtr_pc = __MrtrPc::Start;
+            if let ::core::option::Option::Some(__mrtr_step) = __mrtr_io.resume_step() {
+                let __mrtr_step = match __mrtr_step {
+                    #(#step_names => __MrtrStep::#steps,)*
+                    _ => return ::core::result::Result::Ok(#rt::Flow::Fail(__mrtr_io.unknown_step())),
+                };
+                match __mrtr_step {
+                    #(#restores)*
+                }
+                __mrtr_pc = __MrtrPc::Resume(__mrtr_step);
+            }
+            '__mrtr_dispatch: loop {
+                match __mrtr_pc {
+                    #(#arms)*
+                }
+            }
+        }
+    }
+}
+
+/// Replaces `__mrtr_jump!(n)` placeholders with the jump's code under the current held set.
+struct JumpFiller<'g, 'a> {
+    machine: &'g Gen<'a>,
+    held: &'g Held,
+}
+
+impl VisitMut for JumpFiller<'_, '_> {
+    fn visit_expr_mut(&mut self, expr: &mut Expr) {
+        if let Expr::Macro(m) = expr {
+            if m.mac.path.is_ident("__mrtr_jump") {
+                if let Ok(lit) = m.mac.parse_body::<syn::LitInt>() {
+                    if let Ok(id) = lit.base10_parse::<usize>() {
+                        let code = self.machine.jump(id, self.held);
+                        *expr = syn::parse_quote!(#code);
+                        return;
+                    }
+                }
+            }
+        }
+        visit_mut::visit_expr_mut(self, expr);
+    }
+}

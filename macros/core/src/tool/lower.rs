@@ -1,0 +1,98 @@
+//! The machine's shape, decided once from the analysed IR: which arms exist and in what order,
+//! where each arm starts, and which bindings get a slot or a serde witness.
+
+use std::collections::BTreeSet;
+
+use super::ir::*;
+
+#[derive(Clone, Copy, Debug)]
+pub enum Arm {
+    Start,
+    Resume(SiteId),
+    /// After an opened `if`/`match`/block (a join) or an opened loop (its exit).
+    Join(ConstructId),
+    /// An opened loop's head.
+    Head(ConstructId),
+}
+
+pub struct Plan {
+    /// In source order: rustc infers slot types in this order (lowering.md pitfall 2).
+    pub arms: Vec<Arm>,
+    /// Where each site's `ask!` statement is.
+    pub site_at: Vec<(FrameId, usize)>,
+    /// Where each opened construct's statement is.
+    pub construct_at: Vec<(FrameId, usize)>,
+    /// Bindings that cross an arm boundary somewhere: they get a hoisted slot.
+    pub slotted: BTreeSet<BindingId>,
+    /// Bindings saved in some continuation: they get a serde witness.
+    pub carried: BTreeSet<BindingId>,
+    /// Live on entry to the body (parameters only).
+    pub start_live: Live,
+}
+
+pub fn plan(body: &Body, start_live: Live) -> Plan {
+    let mut plan = Plan {
+        arms: vec![Arm::Start],
+        site_at: vec![(0, 0); body.sites.len()],
+        construct_at: vec![(0, 0); body.constructs.len()],
+        slotted: BTreeSet::new(),
+        carried: BTreeSet::new(),
+        start_live,
+    };
+    walk(body, ROOT, &mut plan);
+    plan.slotted.extend(plan.start_live.iter().copied());
+    for site in &body.sites {
+        plan.slotted.extend(site.live.iter().copied());
+        plan.carried.extend(
+            site.live
+                .iter()
+                .copied()
+                .filter(|&b| body.bindings[b].is_serialized()),
+        );
+    }
+    for construct in &body.constructs {
+        plan.slotted.extend(construct.live_join.iter().copied());
+        plan.slotted.extend(construct.live_head.iter().copied());
+    }
+    plan.slotted.extend(body.params.iter().copied());
+    plan
+}
+
+fn walk(body: &Body, frame: FrameId, plan: &mut Plan) {
+    for (index, node) in body.frames[frame].stmts.iter().enumerate() {
+        match &node.kind {
+            NodeKind::Verbatim(_) => {}
+            NodeKind::Ask { site, .. } => {
+                plan.site_at[*site] = (frame, index);
+                plan.arms.push(Arm::Resume(*site));
+            }
+            NodeKind::Opened { construct, .. } => {
+                let c = *construct;
+                plan.construct_at[c] = (frame, index);
+                let kind = &body.constructs[c].kind;
+                if kind.is_loop() {
+                    plan.arms.push(Arm::Head(c));
+                }
+                for child in child_frames(kind) {
+                    walk(body, child, plan);
+                }
+                plan.arms.push(Arm::Join(c));
+            }
+        }
+    }
+}
+
+pub fn child_frames(kind: &ConstructKind) -> Vec<FrameId> {
+    match kind {
+        ConstructKind::If {
+            branches,
+            otherwise,
+            ..
+        } => branches.iter().map(|(_, f)| *f).chain(*otherwise).collect(),
+        ConstructKind::Match { arms, .. } => arms.iter().map(|(_, f)| *f).collect(),
+        ConstructKind::Block(f) => vec![*f],
+        ConstructKind::Loop { body, .. }
+        | ConstructKind::While { body, .. }
+        | ConstructKind::For { body, .. } => vec![*body],
+    }
+}

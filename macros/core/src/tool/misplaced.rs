@@ -1,0 +1,118 @@
+//! `ask!` where the lowering cannot split the body: each case gets its own fix in the message.
+
+use syn::visit::{self, Visit};
+
+use super::ask::{is_ask, tokens_mention_ask};
+use super::errors::Errors;
+
+#[derive(Clone, Copy)]
+enum Context {
+    Plain,
+    Closure,
+    Async,
+    Item,
+}
+
+struct Finder<'e> {
+    errors: &'e mut Errors,
+    context: Context,
+    found: bool,
+}
+
+impl Finder<'_> {
+    fn within(&mut self, context: Context, f: impl FnOnce(&mut Self)) {
+        let saved = self.context;
+        self.context = context;
+        f(self);
+        self.context = saved;
+    }
+}
+
+const BIND_FIRST: &str = "`ask!` can only be the whole initializer of a `let` or a statement of its own; bind the answer first: `let answer = ask!(key: ..);`, then use `answer`";
+
+impl<'ast> Visit<'ast> for Finder<'_> {
+    fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+        if is_ask(mac) {
+            self.found = true;
+            let message = match self.context {
+                Context::Closure => {
+                    "`ask!` cannot be used inside a closure: the closure would have to suspend the tool call; call `ask!` outside it and pass the answer in"
+                }
+                Context::Async => {
+                    "`ask!` cannot be used inside an `async` block: only the handler's own body can suspend; call `ask!` outside it and pass the answer in"
+                }
+                Context::Item => {
+                    "`ask!` cannot be used inside a nested `fn` or `impl`: only the `#[mrtr_tool]` handler's own body can suspend"
+                }
+                Context::Plain => BIND_FIRST,
+            };
+            self.errors.at(mac, message);
+        } else if let Some(span) = tokens_mention_ask(&mac.tokens) {
+            self.found = true;
+            let name = mac
+                .path
+                .segments
+                .last()
+                .map(|s| s.ident.to_string())
+                .unwrap_or_default();
+            self.errors.at_span(
+                span,
+                format!("`ask!` inside `{name}!(..)` is invisible to `#[mrtr_tool]`; bind it first: `let answer = ask!(key: ..);`, then use `answer` in `{name}!`"),
+            );
+        }
+    }
+
+    fn visit_expr_closure(&mut self, node: &'ast syn::ExprClosure) {
+        self.within(Context::Closure, |this| {
+            visit::visit_expr_closure(this, node)
+        });
+    }
+
+    fn visit_expr_async(&mut self, node: &'ast syn::ExprAsync) {
+        self.within(Context::Async, |this| visit::visit_expr_async(this, node));
+    }
+
+    fn visit_item(&mut self, node: &'ast syn::Item) {
+        self.within(Context::Item, |this| visit::visit_item(this, node));
+    }
+}
+
+pub fn reject_in_expr(expr: &syn::Expr, errors: &mut Errors) -> bool {
+    let mut finder = Finder {
+        errors,
+        context: Context::Plain,
+        found: false,
+    };
+    finder.visit_expr(expr);
+    finder.found
+}
+
+pub fn reject_in_stmt(stmt: &syn::Stmt, errors: &mut Errors) -> bool {
+    let mut finder = Finder {
+        errors,
+        context: Context::Plain,
+        found: false,
+    };
+    finder.visit_stmt(stmt);
+    finder.found
+}
+
+pub fn reject_in_pat(pat: &syn::Pat, errors: &mut Errors) -> bool {
+    let mut finder = Finder {
+        errors,
+        context: Context::Plain,
+        found: false,
+    };
+    finder.visit_pat(pat);
+    finder.found
+}
+
+pub fn reject_in_block(block: &syn::Block, errors: &mut Errors) -> bool {
+    let mut finder = Finder {
+        errors,
+        context: Context::Plain,
+        found: false,
+    };
+    finder.visit_block(block);
+    finder.found
+}

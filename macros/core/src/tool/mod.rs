@@ -1,0 +1,376 @@
+//! `#[mrtr_tool]`: parse → analyse (asks, frames, liveness, validation; errors accumulated) →
+//! lower (arms, slots) → codegen.
+//!
+//! The attribute sits above rmcp's `#[tool(..)]`/`#[prompt(..)]` inside a `#[tool_router]` impl.
+//! It emits three impl items: the thin method rmcp registers (same name, attributes and docs;
+//! it opens the round and finishes it), the hidden lowered body, and an associated const
+//! listing the resume steps for rustdoc.
+
+mod ask;
+mod build;
+mod codegen;
+mod errors;
+mod ir;
+mod liveness;
+mod lower;
+mod misplaced;
+mod patterns;
+mod rewrite;
+mod uses;
+mod validate;
+
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::{FnArg, ImplItemFn, Pat, ReturnType, Type};
+
+use errors::Errors;
+
+pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
+    let method: ImplItemFn = match syn::parse2(item.clone()) {
+        Ok(method) => method,
+        Err(e) => {
+            let error = syn::Error::new(
+                e.span(),
+                "`#[mrtr_tool]` goes on an `async fn` handler inside a `#[tool_router]` impl",
+            );
+            let error = error.to_compile_error();
+            return quote!(#error #item);
+        }
+    };
+    let mut errors = Errors::default();
+    if !args.is_empty() {
+        errors.at(
+            &args,
+            "`#[mrtr_tool]` takes no arguments; tool options go in the `#[tool(..)]` below it",
+        );
+    }
+    match lower_method(&method, &mut errors) {
+        Some(tokens) if errors.is_empty() => tokens,
+        _ => fallback(&method, &errors),
+    }
+}
+
+/// On any error: the compile errors, plus the method with its signature intact and its body
+/// replaced, so the surrounding `#[tool_router]` impl still type-checks and the only errors the
+/// user sees are ours (tokio-macros style). The original body is not kept: each `ask!` in it
+/// would add a second, misleading error.
+fn fallback(method: &ImplItemFn, errors: &Errors) -> TokenStream {
+    let compile_errors = errors.to_compile_errors();
+    let mut stub = method.clone();
+    stub.block = syn::parse_quote!({
+        ::core::unimplemented!("`#[mrtr_tool]` could not lower this handler")
+    });
+    stub.attrs.insert(
+        0,
+        syn::parse_quote!(#[allow(unused_variables, unreachable_code)]),
+    );
+    quote!(#compile_errors #stub)
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Kind {
+    Tool,
+    Prompt,
+}
+
+/// Carried sets per step, for tests: `(step, keys, carried wire names)`.
+pub fn carried_sets(
+    item: TokenStream,
+) -> Result<Vec<(String, Vec<String>, Vec<String>)>, Vec<String>> {
+    let method: ImplItemFn = syn::parse2(item).map_err(|e| vec![e.to_string()])?;
+    let mut errors = Errors::default();
+    let (body, _) = analyse(&method, &mut errors).ok_or_else(|| errors.messages())?;
+    if !errors.is_empty() {
+        return Err(errors.messages());
+    }
+    Ok(body
+        .sites
+        .iter()
+        .map(|s| {
+            let keys = s.keys.iter().map(|k| k.key.to_string()).collect();
+            let carried = s
+                .live
+                .iter()
+                .filter(|&&b| body.bindings[b].is_serialized())
+                .map(|&b| body.bindings[b].wire.clone())
+                .collect();
+            (s.step.clone(), keys, carried)
+        })
+        .collect())
+}
+
+fn analyse(method: &ImplItemFn, errors: &mut Errors) -> Option<(ir::Body, ir::Live)> {
+    let ret = match &method.sig.output {
+        ReturnType::Type(_, ty) => (**ty).clone(),
+        ReturnType::Default => {
+            errors.at(&method.sig, "a `#[mrtr_tool]` handler returns what its `#[tool]` would, e.g. `Result<CallToolResult, ErrorData>`; add the return type");
+            return None;
+        }
+    };
+    let params: Vec<&Pat> = method
+        .sig
+        .inputs
+        .iter()
+        .filter_map(|arg| match arg {
+            FnArg::Typed(t) => Some(&*t.pat),
+            FnArg::Receiver(_) => None,
+        })
+        .collect();
+    let mut body = build::build(&params, &method.block, ret, errors);
+    let start_live = liveness::analyse(&mut body);
+    validate::check(&body, errors);
+    Some((body, start_live))
+}
+
+fn lower_method(method: &ImplItemFn, errors: &mut Errors) -> Option<TokenStream> {
+    if method.sig.asyncness.is_none() {
+        errors.at(
+            method.sig.fn_token,
+            "`#[mrtr_tool]` lowers an `async fn`; make the handler `async fn`",
+        );
+    }
+    let kind = handler_kind(method, errors)?;
+    let (body, start_live) = analyse(method, errors)?;
+    if !errors.is_empty() {
+        return None;
+    }
+    let plan = lower::plan(&body, start_live);
+    let ret = match &method.sig.output {
+        ReturnType::Type(_, ty) => (**ty).clone(),
+        ReturnType::Default => return None,
+    };
+    let name = &method.sig.ident;
+    let machine = codegen::Gen {
+        body: &body,
+        plan: &plan,
+        ret: &ret,
+        fn_name: name,
+    };
+    let lowered = machine.body_tokens();
+    Some(emit(method, kind, &ret, &machine, lowered))
+}
+
+fn handler_kind(method: &ImplItemFn, errors: &mut Errors) -> Option<Kind> {
+    for attr in &method.attrs {
+        match attr
+            .path()
+            .segments
+            .last()
+            .map(|s| s.ident.to_string())
+            .as_deref()
+        {
+            Some("tool") => return Some(Kind::Tool),
+            Some("prompt") => return Some(Kind::Prompt),
+            _ => {}
+        }
+    }
+    errors.at(&method.sig.ident, "`#[mrtr_tool]` needs rmcp's `#[tool(..)]` (or `#[prompt(..)]`) right below it, so that `#[tool_router]` registers the handler");
+    None
+}
+
+/// `T` of a written `Json<T>` / `Result<Json<T>, E>`: rmcp derives the output schema from the
+/// return type it sees, which the rewrite hides, so it is passed explicitly.
+fn json_output(ret: &Type) -> Option<Type> {
+    let Type::Path(path) = ret else { return None };
+    let last = path.path.segments.last()?;
+    let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
+        return None;
+    };
+    let first = args.args.iter().find_map(|a| match a {
+        syn::GenericArgument::Type(t) => Some(t),
+        _ => None,
+    })?;
+    match last.ident.to_string().as_str() {
+        "Json" => Some(first.clone()),
+        "Result" => json_output(first),
+        _ => None,
+    }
+}
+
+fn forward_attrs(method: &ImplItemFn, kind: Kind, ret: &Type) -> Vec<syn::Attribute> {
+    let mut attrs = method.attrs.clone();
+    if kind != Kind::Tool {
+        return attrs;
+    }
+    let Some(inner) = json_output(ret) else {
+        return attrs;
+    };
+    for attr in &mut attrs {
+        if attr
+            .path()
+            .segments
+            .last()
+            .is_none_or(|s| s.ident != "tool")
+        {
+            continue;
+        }
+        let existing = match &attr.meta {
+            syn::Meta::List(list) => list.tokens.clone(),
+            _ => TokenStream::new(),
+        };
+        if existing.to_string().contains("output_schema") {
+            continue;
+        }
+        let path = attr.path().clone();
+        let schema = quote!(output_schema = ::mrtr::__private::rmcp::handler::server::tool::schema_for_output::<#inner>());
+        *attr = if existing.is_empty() {
+            syn::parse_quote!(#[#path(#schema)])
+        } else {
+            syn::parse_quote!(#[#path(#existing, #schema)])
+        };
+    }
+    attrs
+}
+
+fn emit(
+    method: &ImplItemFn,
+    kind: Kind,
+    ret: &Type,
+    machine: &codegen::Gen<'_>,
+    lowered: TokenStream,
+) -> TokenStream {
+    let name = &method.sig.ident;
+    let vis = &method.vis;
+    let body_fn = format_ident!("__mrtr_body_{}", name);
+    let receiver = method.sig.inputs.iter().find_map(|arg| match arg {
+        FnArg::Receiver(r) => Some(r),
+        FnArg::Typed(_) => None,
+    });
+    let typed: Vec<&syn::PatType> = method
+        .sig
+        .inputs
+        .iter()
+        .filter_map(|arg| match arg {
+            FnArg::Typed(t) => Some(t),
+            FnArg::Receiver(_) => None,
+        })
+        .collect();
+    let thin_params = typed.iter().enumerate().map(|(i, t)| {
+        let p = format_ident!("__mrtr_p{}", i);
+        let ty = &t.ty;
+        quote!(#p: #ty)
+    });
+    let forwarded = (0..typed.len()).map(|i| format_ident!("__mrtr_p{}", i));
+    let body_params = typed.iter().map(|t| quote!(#t));
+    let attrs = forward_attrs(method, kind, ret);
+
+    let (call_ty, finish, response) = match kind {
+        Kind::Tool => (
+            quote!(ToolCall),
+            quote!(finish_tool),
+            quote!(::mrtr::__private::rmcp::model::CallToolResponse),
+        ),
+        Kind::Prompt => (
+            quote!(PromptCall),
+            quote!(finish_prompt),
+            quote!(::mrtr::__private::PromptOutcome),
+        ),
+    };
+    let (receiver_param, receiver_arg, body_receiver) = match receiver {
+        Some(r) => {
+            let self_token = r.self_token;
+            (quote!(#r,), quote!(#self_token,), quote!(#r,))
+        }
+        None => (quote!(), quote!(), quote!()),
+    };
+
+    let steps = step_infos(machine);
+    let mut capabilities: Vec<&str> = machine
+        .body
+        .sites
+        .iter()
+        .flat_map(|s| &s.keys)
+        .filter_map(|k| k.capability)
+        .collect();
+    capabilities.sort_unstable();
+    capabilities.dedup();
+    let const_name = format_ident!("{}_STEPS", name.to_string().to_uppercase());
+    let const_doc = steps_doc(machine, name);
+    let span = method.sig.ident.span();
+    let path = format!("::{name}");
+
+    quote_spanned! {span=>
+        #(#attrs)*
+        #vis async fn #name(#receiver_param __mrtr_call: ::mrtr::__private::#call_ty, #(#thin_params),*)
+            -> ::core::result::Result<#response, ::mrtr::__private::rmcp::ErrorData>
+        {
+            static __MRTR_HANDLER: ::mrtr::__private::Handler = ::mrtr::__private::Handler {
+                path: ::core::concat!(::core::module_path!(), #path),
+                steps: &[#(#steps),*],
+                capabilities: &[#(#capabilities),*],
+            };
+            let mut __mrtr_io = __mrtr_call.begin(&__MRTR_HANDLER)?;
+            let __mrtr_out = Self::#body_fn(#receiver_arg &mut __mrtr_io, #(#forwarded),*).await;
+            __mrtr_io.#finish::<#ret>(__mrtr_out)
+        }
+
+        #[doc(hidden)]
+        #[allow(unused_mut, unreachable_code, clippy::all, clippy::pedantic)]
+        async fn #body_fn(#body_receiver __mrtr_io: &mut ::mrtr::__private::Io, #(#body_params),*)
+            -> ::mrtr::__private::Lifted<#ret>
+        {
+            #lowered
+        }
+
+        #[doc = #const_doc]
+        #[allow(dead_code)]
+        pub const #const_name: &'static [::mrtr::__private::StepInfo] = &[#(#steps),*];
+    }
+}
+
+fn step_infos(machine: &codegen::Gen<'_>) -> Vec<TokenStream> {
+    machine.body
+        .sites
+        .iter()
+        .enumerate()
+        .map(|(site, s)| {
+            let name = &s.step;
+            let keys = s.keys.iter().map(|k| machine.key_display(site, &k.key));
+            let carried = machine.step_slots(site).into_iter().map(|b| machine.body.bindings[b].wire.clone());
+            quote!(::mrtr::__private::StepInfo { name: #name, keys: &[#(#keys),*], carried: &[#(#carried),*] })
+        })
+        .collect()
+}
+
+fn steps_doc(machine: &codegen::Gen<'_>, name: &syn::Ident) -> String {
+    let mut doc =
+        format!("Resume steps of `{name}` (generated by `#[mrtr_tool]`), in source order.\n");
+    if machine.body.sites.is_empty() {
+        doc.push_str("\nThis handler has no `ask!`: it always completes in one round.\n");
+    }
+    for (site, s) in machine.body.sites.iter().enumerate() {
+        let keys: Vec<String> = s
+            .keys
+            .iter()
+            .map(|k| format!("`{}`", machine.key_display(site, &k.key)))
+            .collect();
+        let carried: Vec<String> = machine
+            .step_slots(site)
+            .into_iter()
+            .map(|b| format!("`{}`", machine.body.bindings[b].wire))
+            .collect();
+        let carried = if carried.is_empty() {
+            "nothing".to_owned()
+        } else {
+            carried.join(", ")
+        };
+        doc.push_str(&format!(
+            "\n- `{}`: after asking {}; carries {}.",
+            s.step,
+            keys.join(", "),
+            carried
+        ));
+    }
+    doc
+}
+
+#[allow(dead_code)]
+fn call_site() -> Span {
+    Span::call_site()
+}
+
+#[allow(dead_code)]
+fn span_of<T: Spanned>(t: &T) -> Span {
+    t.span()
+}

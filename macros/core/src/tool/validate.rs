@@ -1,0 +1,101 @@
+//! Checks on what liveness decided to carry: a continuation holds only owned, serializable
+//! values, so borrows, closures and uninitialized locals are rejected before rustc sees them
+//! (its own errors for these are correct but cryptic; lowering.md §5.2, §8).
+
+use std::collections::BTreeMap;
+
+use syn::Expr;
+
+use super::errors::Errors;
+use super::ir::*;
+
+const BORROWING_METHODS: &[&str] = &[
+    "as_str",
+    "as_ref",
+    "as_mut",
+    "as_slice",
+    "as_bytes",
+    "as_path",
+    "as_deref",
+    "as_deref_mut",
+    "iter",
+    "iter_mut",
+    "borrow",
+    "borrow_mut",
+    "lock",
+    "read",
+    "write",
+    "chars",
+    "bytes",
+    "lines",
+    "keys",
+    "values",
+    "values_mut",
+    "split",
+    "split_whitespace",
+    "trim",
+    "trim_start",
+    "trim_end",
+    "get",
+    "get_mut",
+    "first",
+    "last",
+    "peek",
+];
+
+pub fn check(body: &Body, errors: &mut Errors) {
+    // The first ask each binding is carried across, for the messages.
+    let mut carried: BTreeMap<BindingId, SiteId> = BTreeMap::new();
+    for (site, s) in body.sites.iter().enumerate() {
+        for &b in &s.live {
+            carried.entry(b).or_insert(site);
+        }
+    }
+    for (&b, &site) in &carried {
+        let binding = &body.bindings[b];
+        if binding.kind != BindingKind::Local || binding.ident.to_string().starts_with("__mrtr_") {
+            continue;
+        }
+        let name = &binding.ident;
+        let key = body.sites[site]
+            .keys
+            .first()
+            .map(|k| k.key.to_string())
+            .unwrap_or_default();
+        if binding.uninit {
+            errors.at(name, format!("`{name}` is declared without a value and used after `ask!({key}: ..)`; give it a value at its `let`, so it can be carried across the ask"));
+        } else if binding.by_ref {
+            errors.at(name, format!("`{name}` is a `ref` binding used after `ask!({key}: ..)`; a continuation carries only owned values: bind it by value (clone it if needed), or borrow again after the ask"));
+        } else if let Some(init) = &binding.init {
+            if let Some(what) = closure_like(init) {
+                errors.at(name, format!("`{name}` is {what} and is used after `ask!({key}: ..)`; {what}s cannot be carried in a continuation: define it after the ask"));
+            } else if let Some(how) = borrows(init) {
+                errors.at(name, format!("`{name}` borrows ({how}) and is used after `ask!({key}: ..)`; a continuation carries only owned values: make it owned (`.to_owned()`, `.clone()`, `.to_string()`), or borrow again after the ask"));
+            }
+        }
+    }
+}
+
+fn closure_like(init: &Expr) -> Option<&'static str> {
+    match init {
+        Expr::Closure(_) => Some("a closure"),
+        Expr::Async(_) => Some("an `async` block"),
+        Expr::Paren(p) => closure_like(&p.expr),
+        _ => None,
+    }
+}
+
+fn borrows(init: &Expr) -> Option<String> {
+    match init {
+        Expr::Reference(_) => Some("its value starts with `&`".to_owned()),
+        Expr::Paren(p) => borrows(&p.expr),
+        Expr::MethodCall(call) => {
+            let method = call.method.to_string();
+            BORROWING_METHODS
+                .contains(&method.as_str())
+                .then(|| format!("`.{method}()` returns a reference or a borrowing view"))
+        }
+        Expr::Try(t) => borrows(&t.expr),
+        _ => None,
+    }
+}

@@ -1,0 +1,174 @@
+//! The two ways a token body is protected, and the per-key secrets they use.
+//!
+//! Each configured secret is expanded with HKDF-SHA256 into independent subkeys, one per
+//! purpose, so the AEAD key, the HMAC key and the keys of the two keyed hashes never meet.
+
+use chacha20poly1305::aead::{AeadInOut, KeyInit};
+use chacha20poly1305::{Tag, XChaCha20Poly1305, XNonce};
+use hkdf::Hkdf;
+use hmac::{Hmac, Mac};
+use sha2::Sha256;
+use zeroize::Zeroizing;
+
+use crate::config::StateMode;
+use crate::error::MrtrError;
+use crate::seal::keyring::StateKey;
+
+pub(crate) const NONCE_LEN: usize = 24;
+pub(crate) const AEAD_TAG_LEN: usize = 16;
+/// Sign-only tokens carry a random id in place of a nonce, so two identical continuations
+/// sealed in the same second still get distinct tokens (and distinct idempotency keys).
+pub(crate) const TOKEN_ID_LEN: usize = 16;
+pub(crate) const HMAC_TAG_LEN: usize = 32;
+/// Keyed hashes of the principal and of the token are cut to 128 bits: without the key an
+/// attacker cannot search for collisions offline, and 2^-128 is out of reach online.
+pub(crate) const SHORT_HASH_LEN: usize = 16;
+
+const SALT: &[u8] = b"mrtr/state-key/v1";
+
+type HmacSha256 = Hmac<Sha256>;
+
+/// Everything derived from one [`StateKey`].
+pub(crate) struct KeyMaterial {
+    aead: XChaCha20Poly1305,
+    sign: Zeroizing<[u8; 32]>,
+    principal: Zeroizing<[u8; 32]>,
+    idempotency: Zeroizing<[u8; 32]>,
+}
+
+impl KeyMaterial {
+    pub(crate) fn derive(key: &StateKey) -> Self {
+        let hkdf = Hkdf::<Sha256>::new(Some(SALT), key.secret());
+        let expand = |info: &[u8]| {
+            let mut okm = Zeroizing::new([0u8; 32]);
+            // 32 bytes is far below HKDF-SHA256's 8160-byte limit.
+            hkdf.expand(info, okm.as_mut())
+                .expect("32 bytes is a valid HKDF-SHA256 output length");
+            okm
+        };
+        let aead_key = expand(b"xchacha20poly1305");
+        KeyMaterial {
+            aead: XChaCha20Poly1305::new(&(*aead_key).into()),
+            sign: expand(b"hmac-sha256"),
+            principal: expand(b"principal"),
+            idempotency: expand(b"idempotency"),
+        }
+    }
+
+    /// Protects `claims`; `header` (the token's version and key id) is authenticated too.
+    pub(crate) fn protect(
+        &self,
+        mode: StateMode,
+        header: &[u8],
+        claims: &[u8],
+    ) -> Result<Vec<u8>, MrtrError> {
+        match mode {
+            StateMode::Aead => {
+                let mut body = Vec::with_capacity(NONCE_LEN + claims.len() + AEAD_TAG_LEN);
+                body.resize(NONCE_LEN, 0);
+                fill_random(&mut body)?;
+                body.extend_from_slice(claims);
+                let (nonce, message) = body.split_at_mut(NONCE_LEN);
+                let nonce = XNonce::try_from(&*nonce).map_err(|_| internal("nonce length"))?;
+                let tag = self
+                    .aead
+                    .encrypt_inout_detached(&nonce, header, message.into())
+                    .map_err(|_| internal("XChaCha20-Poly1305 refused the continuation"))?;
+                body.extend_from_slice(&tag);
+                Ok(body)
+            }
+            StateMode::Hmac => {
+                let mut body = Vec::with_capacity(TOKEN_ID_LEN + claims.len() + HMAC_TAG_LEN);
+                body.resize(TOKEN_ID_LEN, 0);
+                fill_random(&mut body)?;
+                body.extend_from_slice(claims);
+                let tag = self
+                    .mac(&self.sign)
+                    .chain_update(header)
+                    .chain_update(&body)
+                    .finalize()
+                    .into_bytes();
+                body.extend_from_slice(&tag);
+                Ok(body)
+            }
+        }
+    }
+
+    /// Verifies and, in AEAD mode, decrypts a body; returns the claims bytes.
+    ///
+    /// The caller has already checked the minimum length for `mode`.
+    pub(crate) fn unprotect(
+        &self,
+        mode: StateMode,
+        header: &[u8],
+        mut body: Vec<u8>,
+    ) -> Result<Vec<u8>, ()> {
+        match mode {
+            StateMode::Aead => {
+                let tag_at = body.len() - AEAD_TAG_LEN;
+                let (sealed, tag) = body.split_at_mut(tag_at);
+                let tag = Tag::try_from(&*tag).map_err(|_| ())?;
+                let (nonce, message) = sealed.split_at_mut(NONCE_LEN);
+                let nonce = XNonce::try_from(&*nonce).map_err(|_| ())?;
+                // Poly1305 verification inside the crate compares tags in constant time.
+                self.aead
+                    .decrypt_inout_detached(&nonce, header, message.into(), &tag)
+                    .map_err(|_| ())?;
+                body.truncate(tag_at);
+                body.drain(..NONCE_LEN);
+                Ok(body)
+            }
+            StateMode::Hmac => {
+                let tag_at = body.len() - HMAC_TAG_LEN;
+                let (signed, tag) = body.split_at(tag_at);
+                // `verify_slice` compares in constant time.
+                self.mac(&self.sign)
+                    .chain_update(header)
+                    .chain_update(signed)
+                    .verify_slice(tag)
+                    .map_err(|_| ())?;
+                body.truncate(tag_at);
+                body.drain(..TOKEN_ID_LEN);
+                Ok(body)
+            }
+        }
+    }
+
+    /// The principal as sealed: a keyed hash, so a sign-only token does not reveal the subject
+    /// and a guessed subject cannot be confirmed offline.
+    pub(crate) fn principal_hash(&self, subject: &str) -> [u8; SHORT_HASH_LEN] {
+        short(self.mac(&self.principal).chain_update(subject.as_bytes()))
+    }
+
+    /// Keyed hash of the exact token text: stable across retries of it, unpredictable to clients.
+    pub(crate) fn idempotency_hash(&self, token: &str) -> [u8; SHORT_HASH_LEN] {
+        short(self.mac(&self.idempotency).chain_update(token.as_bytes()))
+    }
+
+    fn mac(&self, key: &[u8; 32]) -> HmacSha256 {
+        <HmacSha256 as KeyInit>::new_from_slice(key).expect("HMAC accepts 32-byte keys")
+    }
+}
+
+pub(crate) fn min_body_len(mode: StateMode) -> usize {
+    match mode {
+        StateMode::Aead => NONCE_LEN + AEAD_TAG_LEN,
+        StateMode::Hmac => TOKEN_ID_LEN + HMAC_TAG_LEN,
+    }
+}
+
+fn short(mac: HmacSha256) -> [u8; SHORT_HASH_LEN] {
+    let full = mac.finalize().into_bytes();
+    let mut out = [0u8; SHORT_HASH_LEN];
+    out.copy_from_slice(&full[..SHORT_HASH_LEN]);
+    out
+}
+
+fn fill_random(bytes: &mut [u8]) -> Result<(), MrtrError> {
+    getrandom::fill(bytes)
+        .map_err(|e| MrtrError::Internal(format!("the OS random generator failed: {e}")))
+}
+
+fn internal(what: &str) -> MrtrError {
+    MrtrError::Internal(format!("sealing requestState: {what}"))
+}

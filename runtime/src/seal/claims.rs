@@ -1,0 +1,335 @@
+//! The sealed claims: a tight binary layout for the fixed fields, CBOR for JSON values.
+//!
+//! The token crosses the wire twice per round, so every byte counts. Field names, hex digests
+//! and decimal timestamps (what a JSON payload would spend its bytes on) are replaced by
+//! positions, raw digests and LEB128 integers:
+//!
+//! ```text
+//! flags        u8        bit 0: a principal hash follows the audience
+//! issued_at    varint    seconds since the Unix epoch
+//! lifetime     varint    expires_at - issued_at
+//! round        varint
+//! fingerprint  8 bytes   little endian
+//! bind         32 bytes  SHA-256 bind digest
+//! audience     16 bytes  truncated SHA-256 of the audience
+//! principal    16 bytes  keyed hash, only when flag bit 0 is set
+//! step         varint length + UTF-8
+//! pending      varint count, then per ask: key, method byte (bit 7: params follow), CBOR params
+//! answered     varint count, then per answer: key, CBOR value
+//! carried      every remaining byte
+//! ```
+//!
+//! Decoding is strict (unknown flags, overlong varints, duplicate keys and truncation are all
+//! errors) even though it only ever runs on authenticated bytes: a decoder that tolerates
+//! what the encoder never writes is one more place for a key-compromise to turn into a crash.
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+
+use crate::request::{InputMethod, InputRequest};
+use crate::seal::Continuation;
+
+pub(crate) const AUDIENCE_LEN: usize = 16;
+pub(crate) const PRINCIPAL_LEN: usize = 16;
+
+const FLAG_PRINCIPAL: u8 = 0b0000_0001;
+const METHOD_HAS_PARAMS: u8 = 0b1000_0000;
+
+/// The fields the sealer checks, next to the continuation the handler resumes from.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Stamp {
+    pub issued_at: u64,
+    pub expires_at: u64,
+    pub bind: [u8; 32],
+    pub audience: [u8; AUDIENCE_LEN],
+    pub principal: Option<[u8; PRINCIPAL_LEN]>,
+}
+
+pub(crate) fn encode(stamp: &Stamp, continuation: &Continuation) -> Result<Vec<u8>, String> {
+    let mut out = Vec::with_capacity(96 + continuation.step.len() + continuation.carried.len());
+    out.push(if stamp.principal.is_some() {
+        FLAG_PRINCIPAL
+    } else {
+        0
+    });
+    put_varint(&mut out, stamp.issued_at);
+    let lifetime = stamp
+        .expires_at
+        .checked_sub(stamp.issued_at)
+        .ok_or("the continuation expires before it is issued")?;
+    put_varint(&mut out, lifetime);
+    put_varint(&mut out, u64::from(continuation.round));
+    out.extend_from_slice(&continuation.fingerprint.to_le_bytes());
+    out.extend_from_slice(&stamp.bind);
+    out.extend_from_slice(&stamp.audience);
+    if let Some(principal) = &stamp.principal {
+        out.extend_from_slice(principal);
+    }
+    put_text(&mut out, &continuation.step);
+    put_varint(&mut out, continuation.pending.len() as u64);
+    for (key, request) in &continuation.pending {
+        put_text(&mut out, key);
+        let method = method_byte(request.method);
+        match &request.params {
+            Some(params) => {
+                out.push(method | METHOD_HAS_PARAMS);
+                put_cbor(&mut out, params).map_err(|e| format!("params of ask `{key}`: {e}"))?;
+            }
+            None => out.push(method),
+        }
+    }
+    put_varint(&mut out, continuation.answered.len() as u64);
+    for (key, answer) in &continuation.answered {
+        put_text(&mut out, key);
+        put_cbor(&mut out, answer).map_err(|e| format!("answer `{key}`: {e}"))?;
+    }
+    out.extend_from_slice(&continuation.carried);
+    Ok(out)
+}
+
+pub(crate) fn decode(bytes: &[u8]) -> Result<(Stamp, Continuation), String> {
+    let mut input = Reader { rest: bytes };
+    let flags = input.byte("flags")?;
+    if flags & !FLAG_PRINCIPAL != 0 {
+        return Err(format!("unknown flags {flags:#04x}"));
+    }
+    let issued_at = input.varint("issued_at")?;
+    let expires_at = issued_at
+        .checked_add(input.varint("lifetime")?)
+        .ok_or("expiry overflows")?;
+    let round = u32::try_from(input.varint("round")?).map_err(|_| "round out of range")?;
+    let fingerprint = u64::from_le_bytes(input.array("fingerprint")?);
+    let bind = input.array("bind")?;
+    let audience = input.array("audience")?;
+    let principal = if flags & FLAG_PRINCIPAL != 0 {
+        Some(input.array("principal")?)
+    } else {
+        None
+    };
+    let step = input.text("step")?;
+    let mut pending = BTreeMap::new();
+    for _ in 0..input.count("pending")? {
+        let key = input.text("ask key")?;
+        let method = input.byte("ask method")?;
+        let params = if method & METHOD_HAS_PARAMS != 0 {
+            Some(input.cbor("ask params")?)
+        } else {
+            None
+        };
+        let method = input_method(method & !METHOD_HAS_PARAMS)?;
+        if pending
+            .insert(key, InputRequest { method, params })
+            .is_some()
+        {
+            return Err("duplicate ask key".into());
+        }
+    }
+    let mut answered = BTreeMap::new();
+    for _ in 0..input.count("answered")? {
+        let key = input.text("answer key")?;
+        if answered.insert(key, input.cbor("answer")?).is_some() {
+            return Err("duplicate answer key".into());
+        }
+    }
+    let stamp = Stamp {
+        issued_at,
+        expires_at,
+        bind,
+        audience,
+        principal,
+    };
+    let continuation = Continuation {
+        step,
+        fingerprint,
+        round,
+        pending,
+        answered,
+        carried: input.rest.to_vec(),
+    };
+    Ok((stamp, continuation))
+}
+
+fn method_byte(method: InputMethod) -> u8 {
+    match method {
+        InputMethod::Elicitation => 0,
+        InputMethod::Sampling => 1,
+        InputMethod::Roots => 2,
+    }
+}
+
+fn input_method(byte: u8) -> Result<InputMethod, String> {
+    match byte {
+        0 => Ok(InputMethod::Elicitation),
+        1 => Ok(InputMethod::Sampling),
+        2 => Ok(InputMethod::Roots),
+        other => Err(format!("unknown ask method {other}")),
+    }
+}
+
+/// Unsigned LEB128.
+fn put_varint(out: &mut Vec<u8>, mut value: u64) {
+    while value >= 0x80 {
+        out.push((value as u8) | 0x80);
+        value >>= 7;
+    }
+    out.push(value as u8);
+}
+
+fn put_text(out: &mut Vec<u8>, text: &str) {
+    put_varint(out, text.len() as u64);
+    out.extend_from_slice(text.as_bytes());
+}
+
+fn put_cbor(out: &mut Vec<u8>, value: &Value) -> Result<(), String> {
+    ciborium::into_writer(value, out).map_err(|e| e.to_string())
+}
+
+struct Reader<'a> {
+    rest: &'a [u8],
+}
+
+impl Reader<'_> {
+    fn take(&mut self, len: usize, what: &str) -> Result<&[u8], String> {
+        if self.rest.len() < len {
+            return Err(format!("truncated at {what}"));
+        }
+        let (head, tail) = self.rest.split_at(len);
+        self.rest = tail;
+        Ok(head)
+    }
+
+    fn byte(&mut self, what: &str) -> Result<u8, String> {
+        Ok(self.take(1, what)?[0])
+    }
+
+    fn array<const N: usize>(&mut self, what: &str) -> Result<[u8; N], String> {
+        let mut out = [0u8; N];
+        out.copy_from_slice(self.take(N, what)?);
+        Ok(out)
+    }
+
+    fn varint(&mut self, what: &str) -> Result<u64, String> {
+        let mut value = 0u64;
+        for index in 0..10 {
+            let byte = self.byte(what)?;
+            let bits = u64::from(byte & 0x7f);
+            // The tenth byte may only hold the top bit of a u64; a trailing zero byte would be a
+            // second encoding of a shorter number.
+            if (index == 9 && bits > 1) || (index > 0 && byte == 0) {
+                return Err(format!("non-canonical varint at {what}"));
+            }
+            value |= bits << (7 * index);
+            if byte & 0x80 == 0 {
+                return Ok(value);
+            }
+        }
+        Err(format!("varint too long at {what}"))
+    }
+
+    /// A count of entries, each of which takes at least two bytes; bounds the allocation.
+    fn count(&mut self, what: &str) -> Result<usize, String> {
+        let count = self.varint(what)?;
+        if count > (self.rest.len() / 2) as u64 {
+            return Err(format!("{what} count {count} exceeds the remaining bytes"));
+        }
+        Ok(count as usize)
+    }
+
+    fn text(&mut self, what: &str) -> Result<String, String> {
+        let len = usize::try_from(self.varint(what)?)
+            .map_err(|_| format!("length out of range at {what}"))?;
+        let bytes = self.take(len, what)?;
+        String::from_utf8(bytes.to_vec()).map_err(|_| format!("{what} is not UTF-8"))
+    }
+
+    fn cbor(&mut self, what: &str) -> Result<Value, String> {
+        ciborium::from_reader(&mut self.rest).map_err(|e| format!("{what}: {e}"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn sample() -> (Stamp, Continuation) {
+        let stamp = Stamp {
+            issued_at: 1_764_450_000,
+            expires_at: 1_764_450_300,
+            bind: [7; 32],
+            audience: [9; AUDIENCE_LEN],
+            principal: Some([3; PRINCIPAL_LEN]),
+        };
+        let continuation = Continuation {
+            step: "AfterConfirm".into(),
+            fingerprint: 0x0123_4567_89ab_cdef,
+            round: 2,
+            pending: BTreeMap::from([
+                (
+                    "confirm".to_owned(),
+                    InputRequest {
+                        method: InputMethod::Elicitation,
+                        params: Some(json!({"message": "ok?"})),
+                    },
+                ),
+                (
+                    "roots".to_owned(),
+                    InputRequest {
+                        method: InputMethod::Roots,
+                        params: None,
+                    },
+                ),
+            ]),
+            answered: BTreeMap::from([(
+                "roots".to_owned(),
+                json!({"roots": [{"uri": "file:///w"}]}),
+            )]),
+            carried: vec![0x63, b'a', b'b', b'c'],
+        };
+        (stamp, continuation)
+    }
+
+    #[test]
+    fn claims_round_trip() {
+        let (stamp, continuation) = sample();
+        let bytes = encode(&stamp, &continuation).unwrap();
+        assert_eq!(decode(&bytes).unwrap(), (stamp, continuation));
+    }
+
+    #[test]
+    fn every_truncation_of_the_fixed_fields_is_an_error() {
+        let (stamp, continuation) = sample();
+        let bytes = encode(&stamp, &continuation).unwrap();
+        let carried_at = bytes.len() - continuation.carried.len();
+        for len in 0..carried_at {
+            assert!(
+                decode(&bytes[..len]).is_err(),
+                "a prefix of {len} bytes decoded"
+            );
+        }
+    }
+
+    #[test]
+    fn overlong_varints_are_rejected() {
+        let mut reader = Reader {
+            rest: &[0x81, 0x00],
+        };
+        assert!(reader.varint("test").is_err());
+        let mut reader = Reader { rest: &[0xff; 11] };
+        assert!(reader.varint("test").is_err());
+        let mut max = Vec::new();
+        put_varint(&mut max, u64::MAX);
+        assert_eq!(Reader { rest: &max }.varint("test").unwrap(), u64::MAX);
+    }
+
+    #[test]
+    fn unknown_flags_and_methods_are_rejected() {
+        let (stamp, continuation) = sample();
+        let mut bytes = encode(&stamp, &continuation).unwrap();
+        bytes[0] |= 0b10;
+        assert!(decode(&bytes).unwrap_err().contains("flags"));
+        assert!(input_method(3).is_err());
+    }
+}

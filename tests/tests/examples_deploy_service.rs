@@ -1,0 +1,335 @@
+//! The ported `deploy_service` and `summarize_incidents` tools, driven by rmcp's own client over an
+//! in-memory duplex in both eras: final results, rounds, decline/cancel paths, capability
+//! fallbacks, and that the plan is built once and the deploy runs once, after the last answer.
+
+use mrtr_examples::ops::Ops;
+use mrtr_examples::servers::deploy_service::Deployer;
+use mrtr_tests::harness::client::{Caps, Reply, ScriptedClient, accept, text};
+use mrtr_tests::harness::session::{
+    ERAS, Era, connect, expect_complete, expect_input_required, text_of,
+};
+use serde_json::{Value, json};
+
+fn install_runtime() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let key = mrtr::config::StateKey::new("k1", [7u8; 32]).expect("a 32-byte key is accepted");
+        let config =
+            mrtr::config::StateConfig::new("deploy-service", mrtr::config::KeyRing::new(key));
+        mrtr::Runtime::new(config)
+            .expect("valid configuration")
+            .install();
+    });
+}
+
+fn args() -> Value {
+    json!({ "service": "checkout-api" })
+}
+
+fn picks(reply: Reply) -> ScriptedClient {
+    ScriptedClient::new(Caps::FORM_ONLY).on_elicit("which environment", [reply])
+}
+
+#[tokio::test]
+async fn deploy_asks_for_the_environment_and_deploys_once_after_the_answer_in_both_eras() {
+    install_runtime();
+    for era in ERAS {
+        let ops = Ops::new();
+        let session = connect(
+            Deployer::new(ops.clone()),
+            picks(accept(json!({ "environment": "staging" }))),
+            era,
+        )
+        .await;
+        let result = session
+            .call("deploy_service", args())
+            .await
+            .expect("the call completes");
+        assert_eq!(
+            text_of(&result),
+            "Deployed checkout-api to staging: https://staging.example.invalid/checkout-api",
+            "{era:?}"
+        );
+        assert_eq!(
+            session.client.asked("which environment"),
+            1,
+            "{era:?}: one question"
+        );
+        assert_eq!(
+            ops.count("build_plan"),
+            1,
+            "{era:?}: the plan is built once"
+        );
+        assert_eq!(ops.count("deploy"), 1, "{era:?}: one deploy");
+        let log = ops.log();
+        assert!(
+            log[0].starts_with("build_plan") && log[1].starts_with("deploy checkout-api staging"),
+            "{era:?}: {log:?}"
+        );
+        session.close().await;
+    }
+}
+
+#[tokio::test]
+async fn decline_and_cancel_are_distinct_and_deploy_nothing() {
+    install_runtime();
+    for era in ERAS {
+        for (reply, expected) in [
+            (Reply::Decline, "Deployment declined by user."),
+            (Reply::Cancel, "Deployment cancelled by user."),
+        ] {
+            let ops = Ops::new();
+            let session = connect(Deployer::new(ops.clone()), picks(reply), era).await;
+            let result = session
+                .call("deploy_service", args())
+                .await
+                .expect("the call completes");
+            assert_eq!(text_of(&result), expected, "{era:?}");
+            assert_eq!(
+                ops.count("deploy"),
+                0,
+                "{era:?}: a dismissed dialog is not consent"
+            );
+            session.close().await;
+        }
+    }
+}
+
+#[tokio::test]
+async fn an_environment_outside_the_choices_is_asked_again_without_rebuilding_the_plan() {
+    install_runtime();
+    for era in ERAS {
+        let ops = Ops::new();
+        let client = ScriptedClient::new(Caps::FORM_ONLY).on_elicit(
+            "which environment",
+            [
+                accept(json!({ "environment": "qa" })),
+                accept(json!({ "environment": "production" })),
+            ],
+        );
+        let session = connect(Deployer::new(ops.clone()), client, era).await;
+        let result = session
+            .call("deploy_service", args())
+            .await
+            .expect("the call completes");
+        assert!(
+            text_of(&result).starts_with("Deployed checkout-api to production"),
+            "{era:?}"
+        );
+        assert_eq!(
+            session.client.asked("which environment"),
+            2,
+            "{era:?}: asked again"
+        );
+        assert_eq!(ops.count("build_plan"), 1, "{era:?}");
+        assert_eq!(ops.count("deploy"), 1, "{era:?}");
+        session.close().await;
+    }
+}
+
+#[tokio::test]
+async fn a_client_that_cannot_elicit_gets_the_fallback_and_no_form() {
+    install_runtime();
+    for era in ERAS {
+        for caps in [
+            Caps::NONE,
+            Caps {
+                sampling: true,
+                ..Caps::NONE
+            },
+        ] {
+            let ops = Ops::new();
+            let session = connect(Deployer::new(ops.clone()), ScriptedClient::new(caps), era).await;
+            let result = session
+                .call("deploy_service", args())
+                .await
+                .expect("the call completes");
+            assert!(
+                text_of(&result).starts_with("This client cannot show a confirmation form"),
+                "{era:?}"
+            );
+            assert!(
+                session.client.received().is_empty(),
+                "{era:?} {caps:?}: never sent an elicitation"
+            );
+            assert_eq!(ops.count("deploy"), 0);
+            session.close().await;
+        }
+    }
+}
+
+#[tokio::test]
+async fn the_modern_exchange_is_one_input_required_round_then_the_result() {
+    install_runtime();
+    let ops = Ops::new();
+    let session = connect(
+        Deployer::new(ops.clone()),
+        ScriptedClient::new(Caps::FORM_ONLY),
+        Era::Modern,
+    )
+    .await;
+    let first = expect_input_required(session.round("deploy_service", args(), None, None).await);
+    let requests =
+        serde_json::to_value(first.input_requests.as_ref().expect("input requests")).unwrap();
+    assert_eq!(
+        requests.as_object().unwrap().keys().collect::<Vec<_>>(),
+        ["target_env"]
+    );
+    assert_eq!(requests["target_env"]["method"], "elicitation/create");
+    let schema = &requests["target_env"]["params"]["requestedSchema"];
+    assert_eq!(
+        schema["properties"]["environment"]["enum"],
+        json!(["staging", "production"])
+    );
+    assert_eq!(schema["required"], json!(["environment"]));
+    assert_eq!(ops.count("build_plan"), 1);
+    assert_eq!(
+        ops.count("deploy"),
+        0,
+        "nothing is deployed before the answer"
+    );
+
+    let answer =
+        json!({ "target_env": { "action": "accept", "content": { "environment": "staging" } } });
+    let last = expect_complete(
+        session
+            .round(
+                "deploy_service",
+                args(),
+                Some(answer),
+                first.request_state.clone(),
+            )
+            .await,
+    );
+    assert!(text_of(&last).starts_with("Deployed checkout-api to staging"));
+    assert_eq!(
+        ops.count("build_plan"),
+        1,
+        "the retry resumed after the ask instead of starting over"
+    );
+    assert_eq!(ops.count("deploy"), 1);
+    session.close().await;
+}
+
+fn sampling_client(reply: Reply) -> ScriptedClient {
+    ScriptedClient::new(Caps {
+        sampling: true,
+        ..Caps::NONE
+    })
+    .on_sample("INC-103", [reply])
+}
+
+#[tokio::test]
+async fn summarize_incidents_samples_a_summary_and_records_it_once_in_both_eras() {
+    install_runtime();
+    for era in ERAS {
+        let ops = Ops::new();
+        let session = connect(
+            Deployer::new(ops.clone()),
+            sampling_client(text("- checkout is failing")),
+            era,
+        )
+        .await;
+        let result = session
+            .call("summarize_incidents", json!({ "since": "2026-11-01" }))
+            .await
+            .expect("completes");
+        assert_eq!(text_of(&result), "- checkout is failing", "{era:?}");
+        assert_eq!(ops.count("fetch_incidents"), 1, "{era:?}: fetched once");
+        assert_eq!(
+            ops.count("record_summary digest-"),
+            1,
+            "{era:?}: recorded under the digest key"
+        );
+        session.close().await;
+    }
+}
+
+#[tokio::test]
+async fn summarize_incidents_without_sampling_returns_the_raw_digest() {
+    install_runtime();
+    for era in ERAS {
+        let ops = Ops::new();
+        let session = connect(
+            Deployer::new(ops.clone()),
+            ScriptedClient::new(Caps::FORM_ONLY),
+            era,
+        )
+        .await;
+        let result = session
+            .call("summarize_incidents", json!({ "since": "2026-11-01" }))
+            .await
+            .expect("completes");
+        let digest = text_of(&result);
+        assert!(
+            digest.starts_with("INC-103 [sev1] checkout-api"),
+            "{era:?}: {digest}"
+        );
+        assert!(
+            session.client.received().is_empty(),
+            "{era:?}: nothing was asked"
+        );
+        session.close().await;
+    }
+}
+
+#[tokio::test]
+async fn a_failed_sampling_request_falls_back_to_the_raw_list() {
+    install_runtime();
+    // Legacy: the client fails the request, which is how a legacy client reports a refusal; the
+    // handler sees `Answer::Decline`. Modern: a refusing client simply never answers; the raw
+    // round below shows the server asking again rather than failing.
+    let ops = Ops::new();
+    let session = connect(
+        Deployer::new(ops.clone()),
+        sampling_client(Reply::Fail("user refused".into())),
+        Era::Legacy,
+    )
+    .await;
+    let result = session
+        .call("summarize_incidents", json!({ "since": "2026-11-01" }))
+        .await
+        .expect("completes");
+    assert_eq!(
+        text_of(&result),
+        "Summary not generated. The raw incident list is still available."
+    );
+    assert_eq!(ops.count("record_summary"), 0);
+    session.close().await;
+
+    let session = connect(
+        Deployer::new(Ops::new()),
+        sampling_client(text("unused")),
+        Era::Modern,
+    )
+    .await;
+    let first = expect_input_required(
+        session
+            .round(
+                "summarize_incidents",
+                json!({ "since": "2026-11-01" }),
+                None,
+                None,
+            )
+            .await,
+    );
+    let again = expect_input_required(
+        session
+            .round(
+                "summarize_incidents",
+                json!({ "since": "2026-11-01" }),
+                Some(json!({})),
+                first.request_state.clone(),
+            )
+            .await,
+    );
+    assert_eq!(
+        serde_json::to_value(again.input_requests.unwrap())
+            .unwrap()
+            .as_object()
+            .unwrap()
+            .len(),
+        1
+    );
+    session.close().await;
+}

@@ -1,0 +1,154 @@
+//! `deploy_service` over real Streamable HTTP (axum on a loopback port): both eras through rmcp's
+//! HTTP client, and the continuation bound to the authenticated principal taken from the HTTP
+//! identity.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use axum::extract::Request;
+use axum::middleware::Next;
+use axum::response::Response;
+use mrtr_examples::ops::Ops;
+use mrtr_examples::servers::deploy_service::Deployer;
+use mrtr_tests::harness::client::{Caps, ScriptedClient, accept};
+use mrtr_tests::harness::session::{expect_input_required, expect_rpc_error, params, text_of};
+use rmcp::model::ProtocolVersion;
+use rmcp::service::{ClientLifecycleMode, RoleClient, RunningService};
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use rmcp::{ClientServiceExt, ServiceExt};
+use serde_json::json;
+
+fn install_runtime() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let key = mrtr::config::StateKey::new("k1", [5u8; 32]).expect("a 32-byte key is accepted");
+        let config =
+            mrtr::config::StateConfig::new("deploy-service", mrtr::config::KeyRing::new(key));
+        mrtr::Runtime::new(config)
+            .expect("valid configuration")
+            .install();
+    });
+}
+
+/// Stands in for a real auth layer: the bearer token names the user. What matters is that the
+/// principal reaches mrtr through the HTTP request's extensions.
+async fn authenticate(mut request: Request, next: Next) -> Response {
+    let subject = request
+        .headers()
+        .get(http::header::AUTHORIZATION)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.strip_prefix("Bearer "))
+        .map(str::to_owned);
+    if let Some(subject) = subject {
+        request.extensions_mut().insert(mrtr::Principal(subject));
+    }
+    next.run(request).await
+}
+
+async fn start(ops: Ops) -> SocketAddr {
+    let service = StreamableHttpService::new(
+        move || Ok(Deployer::new(ops.clone())),
+        Arc::new(LocalSessionManager::default()),
+        StreamableHttpServerConfig::default(),
+    );
+    let router = axum::Router::new()
+        .nest_service("/mcp", service)
+        .layer(axum::middleware::from_fn(authenticate));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("a loopback port");
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        let _ = axum::serve(listener, router).await;
+    });
+    addr
+}
+
+async fn client(
+    addr: SocketAddr,
+    user: &str,
+    scripted: ScriptedClient,
+    modern: bool,
+) -> RunningService<RoleClient, ScriptedClient> {
+    let mut config = StreamableHttpClientTransportConfig::with_uri(format!("http://{addr}/mcp"));
+    config.auth_header = Some(user.to_owned());
+    let transport = StreamableHttpClientTransport::with_client(reqwest::Client::new(), config);
+    if modern {
+        let mode = ClientLifecycleMode::Discover {
+            preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+        };
+        scripted
+            .serve_with_lifecycle(transport, mode)
+            .await
+            .expect("a 2026-07-28 client connects")
+    } else {
+        scripted
+            .serve(transport)
+            .await
+            .expect("a legacy client connects")
+    }
+}
+
+#[tokio::test]
+async fn deploy_service_works_over_streamable_http_in_both_eras() {
+    install_runtime();
+    for modern in [true, false] {
+        let ops = Ops::new();
+        let addr = start(ops.clone()).await;
+        let scripted = ScriptedClient::new(Caps::FORM_ONLY).on_elicit(
+            "which environment",
+            [accept(json!({ "environment": "production" }))],
+        );
+        let running = client(addr, "alice", scripted.clone(), modern).await;
+        let result = running
+            .call_tool(params(
+                "deploy_service",
+                json!({ "service": "checkout-api" }),
+            ))
+            .await
+            .expect("the call completes");
+        assert!(
+            text_of(&result).starts_with("Deployed checkout-api to production"),
+            "modern={modern}"
+        );
+        assert_eq!(scripted.asked("which environment"), 1, "modern={modern}");
+        assert_eq!(ops.count("build_plan"), 1, "modern={modern}");
+        assert_eq!(ops.count("deploy"), 1, "modern={modern}");
+        let _ = running.cancel().await;
+    }
+}
+
+#[tokio::test]
+async fn a_continuation_minted_for_one_user_is_refused_for_another() {
+    install_runtime();
+    let ops = Ops::new();
+    let addr = start(ops.clone()).await;
+    let alice = client(addr, "alice", ScriptedClient::new(Caps::FORM_ONLY), true).await;
+    let bob = client(addr, "bob", ScriptedClient::new(Caps::FORM_ONLY), true).await;
+
+    let call = params("deploy_service", json!({ "service": "checkout-api" }));
+    let first = expect_input_required(alice.call_tool_once(call.clone()).await);
+    let answer: serde_json::Map<String, serde_json::Value> = serde_json::from_value(
+        json!({ "target_env": { "action": "accept", "content": { "environment": "production" } } }),
+    )
+    .unwrap();
+    let mut retry = call.clone();
+    retry.input_responses = Some(answer.into_iter().collect());
+    retry.request_state = first.request_state.clone();
+
+    let (code, message) = expect_rpc_error(bob.call_tool_once(retry.clone()).await);
+    assert_eq!(code, -32602, "{message}");
+    assert_eq!(ops.count("deploy"), 0, "bob cannot approve alice's deploy");
+
+    let done = alice
+        .call_tool_once(retry)
+        .await
+        .expect("alice's own retry completes");
+    assert!(format!("{done:?}").contains("Deployed checkout-api to production"));
+    assert_eq!(ops.count("deploy"), 1);
+    let _ = alice.cancel().await;
+    let _ = bob.cancel().await;
+}
