@@ -10,6 +10,7 @@
 
 pub mod demo;
 pub mod ops;
+pub mod reply;
 pub mod servers;
 
 use std::net::SocketAddr;

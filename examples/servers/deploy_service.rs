@@ -9,10 +9,11 @@
 #![allow(deprecated)] // sampling is deprecated by SEP-2577 but still part of 2026-07-28
 
 use crate::ops::{Ops, render_incident_digest};
+use crate::reply::{sampled_text, text};
 use mrtr::{Answer, ClientCaps, ask, mrtr_tool};
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{
-    CallToolResult, ContentBlock, CreateMessageRequestParams, Implementation, SamplingMessage,
+    CallToolResult, CreateMessageRequestParams, Implementation, SamplingMessage,
     ServerCapabilities, ServerConfig,
 };
 use rmcp::{ErrorData, ServerHandler, schemars, tool, tool_handler, tool_router};
@@ -145,15 +146,4 @@ fn cannot_elicit(service: &str) -> String {
 fn summary_request(digest: &str) -> CreateMessageRequestParams {
     CreateMessageRequestParams::new(vec![SamplingMessage::user_text(digest)], 400)
         .with_system_prompt("Summarise these incidents in three bullets. No preamble.")
-}
-
-fn sampled_text(blocks: &[rmcp::model::SamplingMessageContentBlock]) -> Option<String> {
-    blocks
-        .iter()
-        .find_map(|block| block.as_text())
-        .map(|t| t.text.clone())
-}
-
-fn text(message: impl Into<String>) -> CallToolResult {
-    CallToolResult::success(vec![ContentBlock::text(message.into())])
 }

@@ -4,10 +4,11 @@
 #![allow(deprecated)] // sampling is deprecated by SEP-2577 but still part of 2026-07-28
 
 use crate::ops::Ops;
+use crate::reply::{sampled_text, text};
 use mrtr::{Answer, ClientCaps, ask, mrtr_tool};
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{
-    CallToolResult, ContentBlock, CreateMessageRequestParams, Implementation, SamplingMessage,
+    CallToolResult, CreateMessageRequestParams, Implementation, SamplingMessage,
     ServerCapabilities, ServerConfig,
 };
 use rmcp::{ErrorData, ServerHandler, schemars, tool, tool_handler, tool_router};
@@ -118,15 +119,4 @@ fn bullets(changes: &[String]) -> String {
         .map(|c| format!("- {c}"))
         .collect::<Vec<_>>()
         .join("\n")
-}
-
-fn sampled_text(blocks: &[rmcp::model::SamplingMessageContentBlock]) -> Option<String> {
-    blocks
-        .iter()
-        .find_map(|block| block.as_text())
-        .map(|t| t.text.clone())
-}
-
-fn text(message: impl Into<String>) -> CallToolResult {
-    CallToolResult::success(vec![ContentBlock::text(message.into())])
 }

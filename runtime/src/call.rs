@@ -71,7 +71,10 @@ pub struct ResourceCall {
 
 impl ResourceCall {
     /// Moves the round's `inputResponses` and `requestState` out of `params`.
-    pub fn new(params: &mut rmcp::model::ReadResourceRequestParams, context: RequestContext<RoleServer>) -> Self {
+    pub fn new(
+        params: &mut rmcp::model::ReadResourceRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Self {
         ResourceCall {
             request: Request {
                 method: "resources/read",

@@ -68,8 +68,8 @@ pub mod __private {
     pub use crate::elicit::__derive_support as derive_elicit;
     pub use crate::error::MrtrError;
     pub use crate::machine::{
-        Flow, Handler, IntoReadResourceResponse, Io, Lift, Lifted, Missing, PromptOutcome, StepInfo,
-        done,
+        Flow, Handler, IntoReadResourceResponse, Io, Lift, Lifted, Missing, PromptOutcome,
+        StepInfo, done,
     };
     pub use crate::request::{elicit, elicit_url, roots, sample};
     pub use ::core;

@@ -67,13 +67,18 @@ impl IntoReadResourceResponse for ErrorData {
     }
 }
 
-impl<T: IntoReadResourceResponse, E: IntoReadResourceResponse> IntoReadResourceResponse for Result<T, E> {
+impl<T: IntoReadResourceResponse, E: IntoReadResourceResponse> IntoReadResourceResponse
+    for Result<T, E>
+{
     fn into_read_resource_response(self) -> Result<rmcp::model::ReadResourceResponse, ErrorData> {
         match self {
             Ok(value) => value.into_read_resource_response(),
             Err(error) => match error.into_read_resource_response() {
                 Err(error) => Err(error),
-                Ok(_) => Err(ErrorData::internal_error("a resource handler's error branch produced a result", None)),
+                Ok(_) => Err(ErrorData::internal_error(
+                    "a resource handler's error branch produced a result",
+                    None,
+                )),
             },
         }
     }
@@ -130,8 +135,8 @@ impl<T, E> Lift for Result<T, E> {
 }
 
 macro_rules! lift_infallible {
-    ($($ty:ty),* $(,)?) => {$(
-        impl Lift for $ty {
+    ($ty:ty $(, for $($generic:ident),*)?) => {
+        impl$(<$($generic),*>)? Lift for $ty {
             type Ok = Self;
             type Err = std::convert::Infallible;
             fn split(self) -> Result<Self, std::convert::Infallible> {
@@ -144,35 +149,21 @@ macro_rules! lift_infallible {
                 }
             }
         }
-    )*};
+    };
 }
 
-lift_infallible!(
-    rmcp::model::ReadResourceResult,
-    String,
-    &'static str,
-    rmcp::model::CallToolResult,
-    rmcp::model::CallToolResponse,
-    rmcp::model::ContentBlock,
-    Vec<rmcp::model::ContentBlock>,
-    rmcp::model::GetPromptResult,
-    rmcp::model::GetPromptResponse,
-    Vec<rmcp::model::PromptMessage>,
-);
-
-impl<T> Lift for rmcp::Json<T> {
-    type Ok = Self;
-    type Err = std::convert::Infallible;
-    fn split(self) -> Result<Self, std::convert::Infallible> {
-        Ok(self)
-    }
-    fn join(result: Result<Self, std::convert::Infallible>) -> Self {
-        match result {
-            Ok(value) => value,
-            Err(never) => match never {},
-        }
-    }
-}
+// The non-`Result` return types rmcp's routers accept; `Result<T, E>` is split above.
+lift_infallible!(String);
+lift_infallible!(&'static str);
+lift_infallible!(rmcp::model::CallToolResult);
+lift_infallible!(rmcp::model::CallToolResponse);
+lift_infallible!(rmcp::model::ContentBlock);
+lift_infallible!(Vec<rmcp::model::ContentBlock>);
+lift_infallible!(rmcp::model::GetPromptResult);
+lift_infallible!(rmcp::model::GetPromptResponse);
+lift_infallible!(Vec<rmcp::model::PromptMessage>);
+lift_infallible!(rmcp::model::ReadResourceResult);
+lift_infallible!(rmcp::Json<T>, for T);
 
 /// What the lowered body returns for a handler whose written return type is `R`.
 pub type Lifted<R> = Result<Flow<<R as Lift>::Ok>, <R as Lift>::Err>;
@@ -458,7 +449,10 @@ impl Io {
     }
 
     /// Turns the body's outcome into a `resources/read` response.
-    pub fn finish_resource<R>(self, out: Lifted<R>) -> Result<rmcp::model::ReadResourceResponse, ErrorData>
+    pub fn finish_resource<R>(
+        self,
+        out: Lifted<R>,
+    ) -> Result<rmcp::model::ReadResourceResponse, ErrorData>
     where
         R: Lift + IntoReadResourceResponse,
     {
@@ -466,7 +460,9 @@ impl Io {
             Ok(Flow::Done(value)) => R::join(Ok(value)).into_read_resource_response(),
             Err(error) => R::join(Err(error)).into_read_resource_response(),
             Ok(Flow::Fail(error)) => Err(error.into()),
-            Ok(Flow::Suspend(suspension)) => Ok(rmcp::model::ReadResourceResponse::InputRequired(self.seal(suspension)?)),
+            Ok(Flow::Suspend(suspension)) => Ok(rmcp::model::ReadResourceResponse::InputRequired(
+                self.seal(suspension)?,
+            )),
         }
     }
 

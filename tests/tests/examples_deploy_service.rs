@@ -10,16 +10,10 @@ use mrtr_tests::harness::session::{
 };
 use serde_json::{Value, json};
 
+mod support;
+
 fn install_runtime() {
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| {
-        let key = mrtr::config::StateKey::new("k1", [7u8; 32]).expect("a 32-byte key is accepted");
-        let config =
-            mrtr::config::StateConfig::new("deploy-service", mrtr::config::KeyRing::new(key));
-        mrtr::Runtime::new(config)
-            .expect("valid configuration")
-            .install();
-    });
+    support::install_runtime("deploy-service");
 }
 
 fn args() -> Value {

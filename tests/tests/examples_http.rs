@@ -21,16 +21,10 @@ use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, Stream
 use rmcp::{ClientServiceExt, ServiceExt};
 use serde_json::json;
 
+mod support;
+
 fn install_runtime() {
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| {
-        let key = mrtr::config::StateKey::new("k1", [5u8; 32]).expect("a 32-byte key is accepted");
-        let config =
-            mrtr::config::StateConfig::new("deploy-service", mrtr::config::KeyRing::new(key));
-        mrtr::Runtime::new(config)
-            .expect("valid configuration")
-            .install();
-    });
+    support::install_runtime("deploy-service");
 }
 
 /// Stands in for a real auth layer: the bearer token names the user. What matters is that the

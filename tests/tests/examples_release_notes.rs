@@ -9,16 +9,10 @@ use mrtr_tests::harness::session::{
 };
 use serde_json::{Value, json};
 
+mod support;
+
 fn install_runtime() {
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| {
-        let key = mrtr::config::StateKey::new("k1", [9u8; 32]).expect("a 32-byte key is accepted");
-        let config =
-            mrtr::config::StateConfig::new("release-notes", mrtr::config::KeyRing::new(key));
-        mrtr::Runtime::new(config)
-            .expect("valid configuration")
-            .install();
-    });
+    support::install_runtime("release-notes");
 }
 
 fn args() -> Value {

@@ -49,7 +49,9 @@ impl Shapes {
     #[tool(description = "structured output")]
     async fn as_json(&self) -> Result<Json<Greeting>, ErrorData> {
         let name = ask!(name: elicit::<Name>("Your name?"));
-        Ok(Json(Greeting { greeting: format!("hello {}", who(name)) }))
+        Ok(Json(Greeting {
+            greeting: format!("hello {}", who(name)),
+        }))
     }
 
     #[mrtr_tool]
@@ -83,13 +85,22 @@ async fn text_results_and_full_results_come_back_unchanged() {
 
 #[tokio::test]
 async fn json_results_keep_structured_content_and_the_output_schema() {
-    let schema = Shapes::as_json_tool_attr().output_schema.expect("the output schema is still derived");
+    let schema = Shapes::as_json_tool_attr()
+        .output_schema
+        .expect("the output schema is still derived");
     let schema = serde_json::to_value(&*schema).unwrap();
-    assert_eq!(schema["properties"]["greeting"]["type"], "string", "{schema}");
+    assert_eq!(
+        schema["properties"]["greeting"]["type"], "string",
+        "{schema}"
+    );
     for era in ERAS {
         let session = connect(server(), client(), era).await;
         let result = session.call("as_json", json!({})).await.expect("completes");
-        assert_eq!(result.structured_content, Some(json!({ "greeting": "hello Ada" })), "{era:?}");
+        assert_eq!(
+            result.structured_content,
+            Some(json!({ "greeting": "hello Ada" })),
+            "{era:?}"
+        );
         session.close().await;
     }
 }
@@ -98,7 +109,10 @@ async fn json_results_keep_structured_content_and_the_output_schema() {
 async fn an_err_after_the_ask_is_a_tool_error_result() {
     for era in ERAS {
         let session = connect(server(), client(), era).await;
-        let result = session.call("as_error", json!({})).await.expect("a tool error is still a result");
+        let result = session
+            .call("as_error", json!({}))
+            .await
+            .expect("a tool error is still a result");
         assert_eq!(result.is_error, Some(true), "{era:?}");
         assert_eq!(text_of(&result), "cannot greet Ada");
         session.close().await;

@@ -4,9 +4,10 @@
 #![allow(deprecated)] // sampling is deprecated by SEP-2577 but still served
 
 use crate::ops::Ops;
+use crate::reply::{sampled_text, text};
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{
-    CallToolResult, ContentBlock, CreateMessageRequestParams, Implementation, SamplingMessage,
+    CallToolResult, CreateMessageRequestParams, Implementation, SamplingMessage,
     ServerCapabilities, ServerConfig,
 };
 use rmcp::service::ElicitationError;
@@ -112,15 +113,4 @@ fn bullets(changes: &[String]) -> String {
         .map(|c| format!("- {c}"))
         .collect::<Vec<_>>()
         .join("\n")
-}
-
-fn sampled_text(blocks: &[rmcp::model::SamplingMessageContentBlock]) -> Option<String> {
-    blocks
-        .iter()
-        .find_map(|block| block.as_text())
-        .map(|t| t.text.clone())
-}
-
-fn text(message: impl Into<String>) -> CallToolResult {
-    CallToolResult::success(vec![ContentBlock::text(message.into())])
 }
