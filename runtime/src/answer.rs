@@ -106,6 +106,10 @@ fn decode_elicitation<T: DeserializeOwned>(
             None => T::deserialize(Value::Null),
         }
     } else {
+        if let Some(schema) = request.param("requestedSchema") {
+            let empty = Value::Object(Map::new());
+            crate::elicit::check_content(schema, content.unwrap_or(&empty))?;
+        }
         match content {
             Some(content) => T::deserialize(content),
             // An all-optional form may come back without content; a form with required

@@ -202,8 +202,8 @@ pub mod __derive_support {
         }
     }
 
-    // Marker traits for attribute/type agreement. Each is checked where the attribute is
-    // written, so the error lands on the attribute and names the rule.
+    // Marker traits for attribute/type agreement. A mismatch is reported on the field's type,
+    // with a label naming the attributes that need that kind of field.
 
     #[diagnostic::on_unimplemented(
         message = "this attribute applies to string fields, and `{Self}` is not one",
@@ -300,5 +300,160 @@ pub mod __derive_support {
             i += 1;
         }
         true
+    }
+}
+
+/// Checks accepted form content against the `requestedSchema` it answers.
+///
+/// Servers SHOULD validate returned data (protocol.md §4.1), and clients need not enforce the
+/// schema's bounds, so a `maximum`, a `minLength` or a `format` is checked here rather than
+/// trusted. Only the restricted keywords of a flat form are read; properties the schema does
+/// not name are left to the decoder (which ignores them).
+pub(crate) fn check_content(schema: &Value, content: &Value) -> Result<(), String> {
+    let Some(content) = content.as_object() else {
+        return Err("form content must be an object".into());
+    };
+    let properties = schema.get("properties").and_then(Value::as_object);
+    if let Some(required) = schema.get("required").and_then(Value::as_array) {
+        for name in required.iter().filter_map(Value::as_str) {
+            if content.get(name).is_none_or(Value::is_null) {
+                return Err(format!("required field `{name}` is missing"));
+            }
+        }
+    }
+    for (name, property) in properties.into_iter().flatten() {
+        match content.get(name) {
+            None | Some(Value::Null) => {}
+            Some(value) => {
+                check_property(property, value).map_err(|e| format!("field `{name}`: {e}"))?
+            }
+        }
+    }
+    Ok(())
+}
+
+fn check_property(property: &Value, value: &Value) -> Result<(), String> {
+    let keyword = |name: &str| property.get(name);
+    match keyword("type").and_then(Value::as_str) {
+        Some("string") => {
+            let text = value.as_str().ok_or("expected a string")?;
+            let length = text.chars().count() as u64;
+            if keyword("minLength")
+                .and_then(Value::as_u64)
+                .is_some_and(|min| length < min)
+            {
+                return Err("shorter than `minLength`".into());
+            }
+            if keyword("maxLength")
+                .and_then(Value::as_u64)
+                .is_some_and(|max| length > max)
+            {
+                return Err("longer than `maxLength`".into());
+            }
+            if let Some(format) = keyword("format").and_then(Value::as_str)
+                && !matches_format(format, text)
+            {
+                return Err(format!("not a valid `{format}`"));
+            }
+            if !in_choices(property, text) {
+                return Err("not one of the offered values".into());
+            }
+        }
+        Some(kind @ ("number" | "integer")) => {
+            let number = value.as_f64().ok_or("expected a number")?;
+            if kind == "integer" && !(value.is_i64() || value.is_u64()) {
+                return Err("expected an integer".into());
+            }
+            if keyword("minimum")
+                .and_then(Value::as_f64)
+                .is_some_and(|min| number < min)
+            {
+                return Err("below `minimum`".into());
+            }
+            if keyword("maximum")
+                .and_then(Value::as_f64)
+                .is_some_and(|max| number > max)
+            {
+                return Err("above `maximum`".into());
+            }
+        }
+        Some("boolean") => {
+            value.as_bool().ok_or("expected a boolean")?;
+        }
+        Some("array") => {
+            let items = value.as_array().ok_or("expected an array")?;
+            let count = items.len() as u64;
+            if keyword("minItems")
+                .and_then(Value::as_u64)
+                .is_some_and(|min| count < min)
+            {
+                return Err("fewer items than `minItems`".into());
+            }
+            if keyword("maxItems")
+                .and_then(Value::as_u64)
+                .is_some_and(|max| count > max)
+            {
+                return Err("more items than `maxItems`".into());
+            }
+            let item_schema = keyword("items").unwrap_or(&Value::Null);
+            for item in items {
+                let text = item.as_str().ok_or("expected an array of strings")?;
+                if !in_choices(item_schema, text) {
+                    return Err("an item is not one of the offered values".into());
+                }
+            }
+        }
+        // A keyword this flat-form checker does not know: leave the value to the decoder.
+        _ => {}
+    }
+    Ok(())
+}
+
+/// `enum`, `oneOf` or `anyOf` of `{const}`; a schema with none of them takes any string.
+fn in_choices(schema: &Value, text: &str) -> bool {
+    if let Some(values) = schema.get("enum").and_then(Value::as_array) {
+        return values.iter().any(|v| v.as_str() == Some(text));
+    }
+    for key in ["oneOf", "anyOf"] {
+        if let Some(options) = schema.get(key).and_then(Value::as_array) {
+            return options
+                .iter()
+                .any(|o| o.get("const").and_then(Value::as_str) == Some(text));
+        }
+    }
+    true
+}
+
+/// Deliberately shallow checks: enough to refuse a value of the wrong kind, not a full RFC
+/// parser (the decoder and the handler still see the text).
+fn matches_format(format: &str, text: &str) -> bool {
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    let is_date = |s: &str| {
+        let parts: Vec<&str> = s.split('-').collect();
+        parts.len() == 3
+            && parts[0].len() == 4
+            && parts[1].len() == 2
+            && parts[2].len() == 2
+            && parts.iter().all(|p| digits(p))
+    };
+    match format {
+        "email" => text.split_once('@').is_some_and(|(local, domain)| {
+            !local.is_empty()
+                && domain.contains('.')
+                && !domain.starts_with('.')
+                && !domain.ends_with('.')
+        }),
+        "uri" => text.split_once(':').is_some_and(|(scheme, rest)| {
+            !rest.is_empty()
+                && scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+                && scheme
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+        }),
+        "date" => is_date(text),
+        "date-time" => text.split_once(['T', 't']).is_some_and(|(date, time)| {
+            is_date(date) && time.len() >= 8 && time.as_bytes()[2] == b':'
+        }),
+        _ => true,
     }
 }

@@ -152,7 +152,7 @@ fn sampling_requires_sampling() {
 fn sampling_with_tools_requires_sampling_tools() {
     let with_tools = sampling(json!({ "tools": [] }));
     assert_eq!(
-        required(json!({ "sampling": {} }), &[with_tools.clone()]),
+        required(json!({ "sampling": {} }), std::slice::from_ref(&with_tools)),
         json!({ "sampling": { "tools": {} } })
     );
     assert_eq!(

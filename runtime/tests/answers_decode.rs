@@ -62,7 +62,8 @@ fn decline_and_cancel_decode_whatever_content_they_carry() {
 
 #[test]
 fn accept_without_content_decodes_an_all_optional_form() {
-    let answer = decode::<Preferences>(&form(), &json!({ "action": "accept" }));
+    let request = elicit::<Preferences>("Anything else?").into_request();
+    let answer = decode::<Preferences>(&request, &json!({ "action": "accept" }));
     assert_eq!(answer, Ok(Answer::Accept(Preferences { nickname: None })));
 }
 
@@ -232,11 +233,99 @@ fn answer_helpers_keep_refusals_apart_from_consent() {
 }
 
 #[test]
-fn an_untyped_form_accepts_any_object_content() {
-    let raw = json!({ "action": "accept", "content": { "context": "test context" } });
-    let answer = decode::<serde_json::Map<String, Value>>(&form(), &raw).unwrap();
+fn an_untyped_form_keeps_the_whole_content_object() {
+    let schema = json!({ "type": "object", "properties": { "context": { "type": "string" } } });
+    let request = mrtr::elicit_with_schema::<serde_json::Map<String, Value>>("Context?", schema)
+        .into_request();
+    let raw = json!({ "action": "accept", "content": { "context": "test context", "extra": 1 } });
+    let answer = decode::<serde_json::Map<String, Value>>(&request, &raw).unwrap();
     assert_eq!(
         answer.accepted().and_then(|m| m.get("context").cloned()),
         Some(json!("test context"))
     );
+}
+
+#[derive(Debug, PartialEq, Deserialize, Elicit)]
+#[serde(rename_all = "lowercase")]
+enum Tier {
+    Free,
+    Pro,
+}
+
+#[derive(Debug, PartialEq, Deserialize, Elicit)]
+struct Order {
+    #[elicit(min = 1, max = 10)]
+    quantity: u32,
+    #[elicit(min_length = 2, max_length = 5)]
+    code: String,
+    #[elicit(format = "email")]
+    email: Option<String>,
+    #[elicit(max_items = 1)]
+    tiers: Vec<Tier>,
+}
+
+fn order() -> InputRequest {
+    elicit::<Order>("Order").into_request()
+}
+
+fn accept(content: Value) -> Value {
+    json!({ "action": "accept", "content": content })
+}
+
+#[test]
+fn content_within_the_schema_bounds_is_accepted() {
+    let raw =
+        accept(json!({ "quantity": 10, "code": "ab", "email": "a@example.com", "tiers": ["pro"] }));
+    let Ok(Answer::Accept(order)) = decode::<Order>(&order(), &raw) else {
+        panic!("content inside every bound must decode");
+    };
+    assert_eq!(order.quantity, 10);
+    assert_eq!(order.tiers, vec![Tier::Pro]);
+}
+
+#[test]
+fn content_outside_the_schema_bounds_is_asked_again() {
+    for content in [
+        json!({ "quantity": 11, "code": "ab", "tiers": [] }),
+        json!({ "quantity": 0, "code": "ab", "tiers": [] }),
+        json!({ "quantity": 1, "code": "a", "tiers": [] }),
+        json!({ "quantity": 1, "code": "abcdef", "tiers": [] }),
+        json!({ "quantity": 1, "code": "ab", "email": "not-an-email", "tiers": [] }),
+        json!({ "quantity": 1, "code": "ab", "tiers": ["free", "pro"] }),
+        json!({ "quantity": 1.5, "code": "ab", "tiers": [] }),
+    ] {
+        assert!(
+            decode::<Order>(&order(), &accept(content.clone())).is_err(),
+            "{content} should be refused"
+        );
+    }
+}
+
+#[test]
+fn raw_schema_forms_are_validated_too() {
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "color": { "type": "string", "oneOf": [{ "const": "red", "title": "Red" }, { "const": "blue", "title": "Blue" }] },
+            "when": { "type": "string", "format": "date" }
+        },
+        "required": ["color"]
+    });
+    let request = mrtr::elicit_with_schema::<Value>("Pick", schema).into_request();
+    assert!(
+        decode::<Value>(
+            &request,
+            &accept(json!({ "color": "blue", "when": "2026-07-28" }))
+        )
+        .is_ok()
+    );
+    assert!(decode::<Value>(&request, &accept(json!({ "color": "green" }))).is_err());
+    assert!(
+        decode::<Value>(
+            &request,
+            &accept(json!({ "color": "red", "when": "28/07/2026" }))
+        )
+        .is_err()
+    );
+    assert!(decode::<Value>(&request, &json!({ "action": "accept" })).is_err());
 }

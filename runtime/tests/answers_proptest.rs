@@ -16,7 +16,7 @@ fn arbitrary_json() -> impl Strategy<Value = Value> {
         any::<bool>().prop_map(Value::Bool),
         any::<i64>().prop_map(Value::from),
         any::<f64>().prop_map(Value::from),
-        "[a-z]{0,8}".prop_map(Value::String),
+        "[a-z0-9@.:T-]{0,12}".prop_map(Value::String),
         prop_oneof![
             Just("accept"),
             Just("decline"),
@@ -38,6 +38,11 @@ fn arbitrary_json() -> impl Strategy<Value = Value> {
                     Just("role".to_string()),
                     Just("model".to_string()),
                     Just("name".to_string()),
+                    Just("age".to_string()),
+                    Just("when".to_string()),
+                    Just("site".to_string()),
+                    Just("pick".to_string()),
+                    Just("many".to_string()),
                     "[a-z]{1,6}",
                 ],
                 inner,
@@ -67,6 +72,23 @@ fn requests() -> Vec<InputRequest> {
     vec![
         elicit_with_schema::<Value>("m", json!({ "type": "object", "properties": {} }))
             .into_request(),
+        elicit_with_schema::<Value>(
+            "m",
+            json!({
+                "type": "object",
+                "properties": {
+                    "name": { "type": "string", "minLength": 1, "format": "email" },
+                    "age": { "type": "integer", "minimum": 0, "maximum": 5 },
+                    "when": { "type": "string", "format": "date-time" },
+                    "site": { "type": "string", "format": "uri" },
+                    "pick": { "type": "string", "enum": ["accept", "x"] },
+                    "many": { "type": "array", "maxItems": 2, "items": { "anyOf": [{ "const": "a", "title": "A" }] } },
+                    "ok": { "type": "boolean" }
+                },
+                "required": ["name"]
+            }),
+        )
+        .into_request(),
         elicit_url("m", "https://example.com").into_request(),
         sample(params).into_request(),
         roots().into_request(),

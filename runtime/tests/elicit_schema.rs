@@ -369,3 +369,57 @@ fn derived_forms_decode_answers_with_the_same_names() {
         }
     );
 }
+
+#[test]
+fn optional_multi_selects_are_not_required() {
+    #[derive(Deserialize, Elicit)]
+    #[allow(dead_code)]
+    struct Notify {
+        channels: Option<Vec<Environment>>,
+    }
+    assert_eq!(
+        schema::<Notify>(),
+        json!({
+            "type": "object",
+            "properties": {
+                "channels": { "type": "array", "items": { "type": "string", "enum": ["staging", "production", "dev"] } }
+            }
+        })
+    );
+}
+
+/// The runtime converts every input request into rmcp's model before it goes on the wire; a
+/// derived schema rmcp could not model would fail there as an internal error.
+#[test]
+fn every_derived_shape_fits_rmcps_elicitation_schema() {
+    #[derive(Deserialize, Elicit)]
+    #[allow(dead_code)]
+    struct Everything {
+        /// Name
+        #[elicit(
+            title = "Name",
+            min_length = 1,
+            max_length = 20,
+            format = "email",
+            default = "a@b.co"
+        )]
+        name: String,
+        #[elicit(min = -3, max = 3, default = 0)]
+        level: i32,
+        #[elicit(min = 0.5, max = 2.5, default = 1.5)]
+        factor: f64,
+        #[elicit(default = true)]
+        ok: bool,
+        #[elicit(default = "dev")]
+        environment: Environment,
+        size: Option<Size>,
+        #[elicit(min_items = 1, max_items = 2, default = ["staging"])]
+        environments: Vec<Environment>,
+        sizes: Vec<Size>,
+    }
+    let schema = schema::<Everything>();
+    let modelled: rmcp::model::ElicitationSchema = serde_json::from_value(schema.clone())
+        .unwrap_or_else(|e| panic!("rmcp cannot model {schema}: {e}"));
+    assert_eq!(modelled.properties.len(), 8);
+    assert_eq!(modelled.required.as_ref().map(Vec::len), Some(7));
+}

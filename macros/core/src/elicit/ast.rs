@@ -52,7 +52,7 @@ impl<'a> Input<'a> {
         if !input.generics.params.is_empty() {
             errors.spanned(
                 &input.generics,
-                "`Elicit` cannot be derived for a generic type: a form's schema is fixed at compile time; derive it on a concrete type",
+                "`Elicit` cannot be derived for a type with generic or lifetime parameters: a form's schema is fixed at compile time and its answer is decoded into an owned value; derive it on a concrete, owned type",
             );
         }
         let serde = SerdeContainer::parse(&input.attrs);
@@ -215,14 +215,12 @@ fn check_type(ty: &Type, errors: &mut Errors) {
                     ty,
                     "a map does not fit a flat form: the requestedSchema has a fixed set of properties; declare one field per key",
                 );
-            } else if name == "Option"
-                && let Some(inner) = only_type_argument(&last.arguments)
-            {
-                check_type(inner, errors);
-            } else if name == "Vec"
-                && let Some(inner) = only_type_argument(&last.arguments)
-            {
-                check_list_element(inner, errors);
+            } else if let Some(inner) = only_type_argument(&last.arguments) {
+                match name.as_str() {
+                    "Option" => check_type(inner, errors),
+                    "Vec" => check_list_element(inner, errors),
+                    _ => {}
+                }
             }
         }
         _ => {}

@@ -162,7 +162,6 @@ fn checks(field: &Field) -> Vec<TokenStream> {
 
 /// `const` assertions that a choice field's default names one of its values.
 fn choice_asserts(field: &Field) -> Vec<TokenStream> {
-    let support = support();
     let ty = field.ty;
     let values: Vec<&LitStr> = match field.attrs.default.as_ref().map(|d| &d.value) {
         Some(DefaultValue::Str(text)) => vec![text],
@@ -172,8 +171,13 @@ fn choice_asserts(field: &Field) -> Vec<TokenStream> {
     values
         .into_iter()
         .map(|value| {
+            // Every token of the call carries the literal's span, so the const-evaluation
+            // error points at the default the user wrote rather than at the derive.
             quote_spanned! {value.span()=>
-                const _: () = #support::assert_choice(<#ty as #support::ElicitField>::CHOICES, #value);
+                const _: () = ::mrtr::__private::derive_elicit::assert_choice(
+                    <#ty as ::mrtr::__private::derive_elicit::ElicitField>::CHOICES,
+                    #value,
+                );
             }
         })
         .collect()

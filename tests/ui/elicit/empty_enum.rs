@@ -1,0 +1,6 @@
+use serde::Deserialize;
+
+#[derive(Deserialize, mrtr::Elicit)]
+enum Nothing {}
+
+fn main() {}

@@ -1,0 +1,9 @@
+use serde::Deserialize;
+
+#[derive(Deserialize, mrtr::Elicit)]
+enum Target {
+    Staging,
+    Custom(String),
+}
+
+fn main() {}

@@ -1,0 +1,10 @@
+use serde::Deserialize;
+
+#[derive(Deserialize, mrtr::Elicit)]
+#[elicit(legacy_enum_names)]
+enum Size {
+    Small,
+    Large,
+}
+
+fn main() {}

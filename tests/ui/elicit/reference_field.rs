@@ -1,0 +1,8 @@
+use serde::Deserialize;
+
+#[derive(Deserialize, mrtr::Elicit)]
+struct Borrowed<'a> {
+    name: &'a str,
+}
+
+fn main() {}

@@ -1,0 +1,6 @@
+use serde::Deserialize;
+
+#[derive(Deserialize, mrtr::Elicit)]
+struct Confirm(bool);
+
+fn main() {}

@@ -1,0 +1,7 @@
+#[derive(mrtr::Elicit)]
+union Bits {
+    int: u32,
+    float: f32,
+}
+
+fn main() {}

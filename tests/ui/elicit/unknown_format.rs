@@ -1,0 +1,9 @@
+use serde::Deserialize;
+
+#[derive(Deserialize, mrtr::Elicit)]
+struct Contact {
+    #[elicit(format = "phone")]
+    phone: String,
+}
+
+fn main() {}
