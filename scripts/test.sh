@@ -1,5 +1,17 @@
 #!/usr/bin/env bash
-# The README's test command: every test of the workspace.
+# The README's test command, and what CI runs: every Rust test of the workspace (unit,
+# integration, property, compile-fail, expansion snapshots; benchmarks run once as tests), then
+# the official MCP conformance suite against examples/conformance, then the python and
+# TypeScript SDK clients against examples/deploy_service. Tools the last two need (Node 22, the
+# suite, the SDK clients) are installed on first use into the gitignored .ci/cache/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+# Snapshot tests must compare, never rewrite, in CI.
+export INSTA_UPDATE=no
+export CARGO_TERM_COLOR=never
+
 cargo test --workspace --all-targets
+bash scripts/conformance.sh
+# Last, so the final line is a plain "N passed, N failed".
+bash scripts/interop.sh

@@ -16,6 +16,7 @@ use crate::capability::ClientCaps;
 use crate::era::Era;
 use crate::error::MrtrError;
 use crate::machine::{Handler, Io};
+use crate::replay::StepKey;
 use crate::request::{InputMethod, InputRequest};
 use crate::runtime::Runtime;
 use crate::seal::Binding;
@@ -75,8 +76,12 @@ impl ResourceCall {
         params: &mut rmcp::model::ReadResourceRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Self {
+        let step_key = StepKey::default();
+        let mut context = context;
+        context.extensions.insert(step_key.clone());
         ResourceCall {
             request: Request {
+                step_key,
                 method: "resources/read",
                 target: params.uri.clone(),
                 arguments: None,
@@ -93,6 +98,8 @@ impl ResourceCall {
 }
 
 struct Request {
+    /// Shared with the handler's `StepKey` parameter; filled in once the state is open.
+    step_key: StepKey,
     method: &'static str,
     target: String,
     arguments: Option<JsonObject>,
@@ -103,8 +110,13 @@ struct Request {
 
 impl<S> FromContextPart<ToolCallContext<'_, S>> for ToolCall {
     fn from_context_part(context: &mut ToolCallContext<'_, S>) -> Result<Self, ErrorData> {
+        // Extractors run in parameter order and this one is first, so the user's `StepKey`
+        // finds the cell.
+        let step_key = StepKey::default();
+        context.request_context.extensions.insert(step_key.clone());
         Ok(ToolCall {
             request: Request {
+                step_key,
                 method: "tools/call",
                 target: context.name.to_string(),
                 // Cloned, not taken: the user's `Parameters<T>` still needs them.
@@ -124,8 +136,11 @@ impl<S> FromContextPart<PromptContext<'_, S>> for PromptCall {
             .extensions
             .remove::<RoundInput>()
             .unwrap_or_default();
+        let step_key = StepKey::default();
+        context.context.extensions.insert(step_key.clone());
         Ok(PromptCall {
             request: Request {
+                step_key,
                 method: "prompts/get",
                 target: context.name.clone(),
                 arguments: context.arguments.clone(),
@@ -181,6 +196,7 @@ impl Request {
                                 ));
                             }
                         }
+                        self.step_key.set(opened.idempotency_key);
                         Some(opened.continuation)
                     }
                 };
@@ -301,8 +317,9 @@ fn elicitation_id() -> String {
 ///
 /// rmcp's prompt router passes only the prompt's name and arguments to handlers, dropping the
 /// round's `inputResponses` and `requestState`; this keeps them for the handler. Call it from
-/// your `ServerHandler::get_prompt` (and leave `#[prompt_handler]` out, or let your own
-/// `get_prompt` take precedence):
+/// your own `ServerHandler::get_prompt`, and leave `#[prompt_handler]` out: it replaces a
+/// hand-written `get_prompt` (rmcp-macros 3.11), so write `list_prompts` by hand too
+/// (`examples/conformance/main.rs` shows both):
 ///
 /// ```ignore
 /// async fn get_prompt(&self, request: GetPromptRequestParams, context: RequestContext<RoleServer>)

@@ -84,9 +84,29 @@ pub fn fingerprint(layout: &str, type_names: &[&str]) -> u64 {
 #[derive(Default)]
 pub struct SlotWriter {
     buffer: Vec<u8>,
+    /// The first failure of [`SlotWriter::keep`], reported once by `Io::suspend`.
+    error: Option<MrtrError>,
 }
 
 impl SlotWriter {
+    /// Like [`SlotWriter::put`], but keeps the first error for the suspension to report: the
+    /// generated code then checks once per suspension instead of once per slot.
+    pub fn keep<T>(&mut self, vt: &CarryVt<T>, name: &'static str, slot: &Option<T>) {
+        if self.error.is_none()
+            && let Err(error) = self.put(vt, name, slot)
+        {
+            self.error = Some(error);
+        }
+    }
+
+    /// The encoded slots, or the first error [`SlotWriter::keep`] met.
+    pub fn into_result(self) -> Result<Vec<u8>, MrtrError> {
+        match self.error {
+            Some(error) => Err(error),
+            None => Ok(self.buffer),
+        }
+    }
+
     pub fn new() -> Self {
         Self::default()
     }
@@ -114,11 +134,24 @@ impl SlotWriter {
 /// Reads carried slots back, in the order they were written.
 pub struct SlotReader<'a> {
     rest: &'a [u8],
+    /// The first failure of [`SlotReader::fill`], reported by [`SlotReader::finish`].
+    error: Option<MrtrError>,
 }
 
 impl<'a> SlotReader<'a> {
     pub fn new(carried: &'a [u8]) -> Self {
-        Self { rest: carried }
+        Self { rest: carried, error: None }
+    }
+
+    /// Decodes the next carried local into its slot; the first error is kept for
+    /// [`SlotReader::finish`], so the prologue checks once per step instead of once per slot.
+    pub fn fill<T>(&mut self, vt: &CarryVt<T>, name: &'static str, slot: &mut Option<T>) {
+        if self.error.is_none() {
+            match self.take(vt, name) {
+                Ok(value) => *slot = Some(value),
+                Err(error) => self.error = Some(error),
+            }
+        }
     }
 
     pub fn take<T>(&mut self, vt: &CarryVt<T>, name: &'static str) -> Result<T, MrtrError> {
@@ -128,6 +161,9 @@ impl<'a> SlotReader<'a> {
 
     /// Every byte must have been read: trailing data means the layout differs.
     pub fn finish(self) -> Result<(), MrtrError> {
+        if let Some(error) = self.error {
+            return Err(error);
+        }
         if self.rest.is_empty() {
             Ok(())
         } else {

@@ -26,6 +26,7 @@ mod runtime;
 
 pub use answer::Answer;
 pub use call::{Principal, ResourceCall, RoundInput, get_prompt};
+pub use replay::StepKey;
 pub use capability::ClientCaps;
 pub use elicit::Elicit;
 pub use era::Era;

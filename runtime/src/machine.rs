@@ -410,11 +410,14 @@ impl Io {
         fingerprint: u64,
         slots: SlotWriter,
     ) -> Flow<T> {
-        Flow::Suspend(Suspension {
-            step,
-            fingerprint,
-            carried: slots.finish(),
-        })
+        match slots.into_result() {
+            Ok(carried) => Flow::Suspend(Suspension {
+                step,
+                fingerprint,
+                carried,
+            }),
+            Err(error) => Flow::Fail(error),
+        }
     }
 
     /// Turns the body's outcome into a `tools/call` response.

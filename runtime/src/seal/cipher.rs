@@ -33,7 +33,6 @@ pub(crate) struct KeyMaterial {
     aead: XChaCha20Poly1305,
     sign: Zeroizing<[u8; 32]>,
     principal: Zeroizing<[u8; 32]>,
-    idempotency: Zeroizing<[u8; 32]>,
 }
 
 impl KeyMaterial {
@@ -51,7 +50,6 @@ impl KeyMaterial {
             aead: XChaCha20Poly1305::new(&(*aead_key).into()),
             sign: expand(b"hmac-sha256"),
             principal: expand(b"principal"),
-            idempotency: expand(b"idempotency"),
         }
     }
 
@@ -94,7 +92,9 @@ impl KeyMaterial {
         }
     }
 
-    /// Verifies and, in AEAD mode, decrypts a body; returns the claims bytes.
+    /// Verifies and, in AEAD mode, decrypts a body; returns the claims bytes and the token's id:
+    /// the first bytes of its tag, which only a key holder can produce, stable for the exact
+    /// token and distinct across tokens — an idempotency key that costs no extra hash.
     ///
     /// The caller has already checked the minimum length for `mode`.
     pub(crate) fn unprotect(
@@ -102,10 +102,11 @@ impl KeyMaterial {
         mode: StateMode,
         header: &[u8],
         mut body: Vec<u8>,
-    ) -> Result<Vec<u8>, ()> {
+    ) -> Result<(Vec<u8>, [u8; SHORT_HASH_LEN]), ()> {
         match mode {
             StateMode::Aead => {
                 let tag_at = body.len() - AEAD_TAG_LEN;
+                let id = token_id(&body[tag_at..]);
                 let (sealed, tag) = body.split_at_mut(tag_at);
                 let tag = Tag::try_from(&*tag).map_err(|_| ())?;
                 let (nonce, message) = sealed.split_at_mut(NONCE_LEN);
@@ -116,10 +117,11 @@ impl KeyMaterial {
                     .map_err(|_| ())?;
                 body.truncate(tag_at);
                 body.drain(..NONCE_LEN);
-                Ok(body)
+                Ok((body, id))
             }
             StateMode::Hmac => {
                 let tag_at = body.len() - HMAC_TAG_LEN;
+                let id = token_id(&body[tag_at..]);
                 let (signed, tag) = body.split_at(tag_at);
                 // `verify_slice` compares in constant time.
                 self.mac(&self.sign)
@@ -129,7 +131,7 @@ impl KeyMaterial {
                     .map_err(|_| ())?;
                 body.truncate(tag_at);
                 body.drain(..TOKEN_ID_LEN);
-                Ok(body)
+                Ok((body, id))
             }
         }
     }
@@ -140,14 +142,15 @@ impl KeyMaterial {
         short(self.mac(&self.principal).chain_update(subject.as_bytes()))
     }
 
-    /// Keyed hash of the exact token text: stable across retries of it, unpredictable to clients.
-    pub(crate) fn idempotency_hash(&self, token: &str) -> [u8; SHORT_HASH_LEN] {
-        short(self.mac(&self.idempotency).chain_update(token.as_bytes()))
-    }
-
     fn mac(&self, key: &[u8; 32]) -> HmacSha256 {
         <HmacSha256 as KeyInit>::new_from_slice(key).expect("HMAC accepts 32-byte keys")
     }
+}
+
+fn token_id(tag: &[u8]) -> [u8; SHORT_HASH_LEN] {
+    let mut id = [0u8; SHORT_HASH_LEN];
+    id.copy_from_slice(&tag[..SHORT_HASH_LEN]);
+    id
 }
 
 pub(crate) fn min_body_len(mode: StateMode) -> usize {

@@ -166,7 +166,7 @@ impl Sealer {
                     parsed.kid
                 ))
             })?;
-        let claims = key
+        let (claims, token_id) = key
             .unprotect(inner.mode, parsed.header.as_bytes(), parsed.body)
             .map_err(|()| rejected(format!("tag does not verify under key `{}`", parsed.kid)))?;
         // Authenticated bytes that do not decode mean a bug or a leaked key, not a client typo.
@@ -208,7 +208,7 @@ impl Sealer {
         }
         Ok(Opened {
             continuation,
-            idempotency_key: IdempotencyKey(key.idempotency_hash(token)),
+            idempotency_key: IdempotencyKey(token_id),
             expires_at: stamp.expires_at,
             issued_at: stamp.issued_at,
         })

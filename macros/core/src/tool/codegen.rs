@@ -66,30 +66,25 @@ impl Gen<'_> {
         format_ident!("__mrtr_m_{}", key)
     }
 
-    fn step_ident(&self, site: SiteId) -> Ident {
-        Ident::new(&self.body.sites[site].step, Span::call_site())
-    }
-
     fn layout_ident(&self, site: SiteId) -> Ident {
         format_ident!("__MRTR_LAYOUT_{}", site)
     }
 
+    /// The program counter's value for an arm: a named `u32` constant (enums would cost each
+    /// handler three derived impls for nothing the dispatch needs).
     fn pc(&self, arm: Arm) -> TokenStream {
-        match arm {
-            Arm::Start => quote!(__MrtrPc::Start),
-            Arm::Resume(site) => {
-                let step = self.step_ident(site);
-                quote!(__MrtrPc::Resume(__MrtrStep::#step))
-            }
-            Arm::Join(c) => {
-                let v = format_ident!("Join{}", c);
-                quote!(__MrtrPc::#v)
-            }
-            Arm::Head(c) => {
-                let v = format_ident!("Head{}", c);
-                quote!(__MrtrPc::#v)
-            }
-        }
+        let name = match arm {
+            Arm::Start => "__MRTR_PC_START".to_owned(),
+            Arm::Resume(site) => format!("__MRTR_PC_{}", upper_snake(&self.body.sites[site].step)),
+            Arm::Join(c) => format!("__MRTR_PC_JOIN{c}"),
+            Arm::Head(c) => format!("__MRTR_PC_HEAD{c}"),
+        };
+        let ident = Ident::new(&name, Span::call_site());
+        quote!(#ident)
+    }
+
+    fn fingerprint_ident(site: SiteId) -> Ident {
+        format_ident!("__mrtr_fp{}", site)
     }
 
     /// The serialized slots of a step, in their fixed order.
@@ -707,10 +702,10 @@ impl Gen<'_> {
             let vt = self.witness(b);
             let slot = self.slot(b);
             let wire = &self.binding(b).wire;
-            attempt(quote!(__mrtr_w.put(&#vt, #wire, &#slot)))
+            quote!(__mrtr_w.keep(&#vt, #wire, &#slot))
         });
         let step = &s.step;
-        let fingerprint = self.fingerprint(site);
+        let fingerprint = Self::fingerprint_ident(site);
         let ask_live = attempt(quote!(__mrtr_io.ask_live().await));
         let decode = quote! {
             #(#takes)*
@@ -810,36 +805,35 @@ impl Gen<'_> {
             let tail = self.layout(site);
             quote!(const #ident: &str = ::core::concat!("mrtr-lowering/1|", ::core::module_path!(), #tail);)
         });
-        let steps: Vec<Ident> = (0..self.body.sites.len())
-            .map(|s| self.step_ident(s))
-            .collect();
-        let step_names: Vec<&String> = self.body.sites.iter().map(|s| &s.step).collect();
-        let mut pc_variants = Vec::new();
-        for arm in &self.plan.arms {
-            match arm {
-                Arm::Join(c) => pc_variants.push(format_ident!("Join{}", c)),
-                Arm::Head(c) => pc_variants.push(format_ident!("Head{}", c)),
-                _ => {}
-            }
-        }
+        let pcs = self.plan.arms.iter().enumerate().map(|(value, &arm)| {
+            let pc = self.pc(arm);
+            let value = value as u32;
+            quote!(const #pc: u32 = #value;)
+        });
+        let fingerprints = (0..self.body.sites.len()).map(|site| {
+            let ident = Self::fingerprint_ident(site);
+            let value = self.fingerprint(site);
+            quote!(let #ident = #value;)
+        });
         let restores = (0..self.body.sites.len()).map(|site| {
-            let step = self.step_ident(site);
-            let fingerprint = self.fingerprint(site);
+            let step = &self.body.sites[site].step;
+            let pc = self.pc(Arm::Resume(site));
+            let fingerprint = Self::fingerprint_ident(site);
             let check = attempt(quote!(__mrtr_io.check_fingerprint(#fingerprint)));
             let takes = self.step_slots(site).into_iter().map(|b| {
                 let slot = self.slot(b);
                 let vt = self.witness(b);
                 let wire = &self.binding(b).wire;
-                let value = attempt(quote!(__mrtr_rd.take(&#vt, #wire)));
-                quote!(#slot = ::core::option::Option::Some(#value);)
+                quote!(__mrtr_rd.fill(&#vt, #wire, &mut #slot);)
             });
             let finish = attempt(quote!(__mrtr_rd.finish()));
             quote! {
-                __MrtrStep::#step => {
+                #step => {
                     #check;
                     let mut __mrtr_rd = __mrtr_io.carried();
                     #(#takes)*
                     #finish;
+                    __mrtr_pc = #pc;
                 }
             }
         });
@@ -856,34 +850,44 @@ impl Gen<'_> {
                 };
             }
             #(#items)*
-            #[allow(dead_code)]
-            #[derive(Clone, Copy)]
-            enum __MrtrStep { #(#steps),* }
-            #[derive(Clone, Copy)]
-            enum __MrtrPc { Start, Resume(__MrtrStep), #(#pc_variants),* }
+            #(#pcs)*
             #(#layouts)*
             #(#slots)*
             #(#witnesses)*
             #(#transfers)*
             #(#markers)*
-            let mut __mrtr_pc = __MrtrPc::Start;
+            #(#fingerprints)*
+            let mut __mrtr_pc: u32 = __MRTR_PC_START;
             if let ::core::option::Option::Some(__mrtr_step) = __mrtr_io.resume_step() {
-                let __mrtr_step = match __mrtr_step {
-                    #(#step_names => __MrtrStep::#steps,)*
-                    _ => return ::core::result::Result::Ok(#rt::Flow::Fail(__mrtr_io.unknown_step())),
-                };
                 match __mrtr_step {
                     #(#restores)*
+                    _ => return ::core::result::Result::Ok(#rt::Flow::Fail(__mrtr_io.unknown_step())),
                 }
-                __mrtr_pc = __MrtrPc::Resume(__mrtr_step);
             }
             '__mrtr_dispatch: loop {
                 match __mrtr_pc {
                     #(#arms)*
+                    _ => {
+                        return ::core::result::Result::Ok(#rt::Flow::Fail(#rt::MrtrError::Internal(
+                            ::std::string::String::from("mrtr lowering bug: no arm for this program counter"),
+                        )));
+                    }
                 }
             }
         }
     }
+}
+
+/// `AfterTargetEnv` → `AFTER_TARGET_ENV`.
+fn upper_snake(step: &str) -> String {
+    let mut out = String::new();
+    for (i, c) in step.chars().enumerate() {
+        if c.is_uppercase() && i > 0 && !out.ends_with('_') {
+            out.push('_');
+        }
+        out.extend(c.to_uppercase());
+    }
+    out
 }
 
 /// Replaces `__mrtr_jump!(n)` placeholders with the jump's code under the current held set.

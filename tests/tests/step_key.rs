@@ -1,0 +1,102 @@
+//! `StepKey`: the idempotency key a handler hands its backend. Stable for one exact
+//! `requestState` (a duplicated retry of the final round presents the same key, so the backend
+//! can refuse the second effect), distinct across rounds, absent on a first round.
+
+use std::sync::{Arc, Mutex};
+
+use mrtr::{StepKey, ask, mrtr_tool};
+use mrtr_tests::harness::*;
+use rmcp::model::{CallToolResult, ContentBlock};
+use rmcp::{ErrorData, tool, tool_router};
+use serde_json::json;
+
+#[derive(Debug, Clone, serde::Deserialize, mrtr::Elicit)]
+struct Confirm {
+    ok: bool,
+}
+
+#[derive(Clone, Default)]
+struct Payments {
+    /// The keys the "backend" saw, one per charge attempt.
+    charges: Arc<Mutex<Vec<Option<String>>>>,
+}
+
+#[tool_router]
+impl Payments {
+    #[mrtr_tool]
+    #[tool(description = "charge after confirmation")]
+    async fn charge(&self, step: StepKey) -> Result<CallToolResult, ErrorData> {
+        let first_round_key = step.get().map(|k| k.to_string());
+        let confirm = ask!(confirm: elicit::<Confirm>("Charge the card?"));
+        let key = step.get().map(|k| k.to_string());
+        self.charges.lock().unwrap().push(key.clone());
+        let ok = confirm.accepted().is_some_and(|c| c.ok);
+        Ok(CallToolResult::success(vec![ContentBlock::text(format!(
+            "{ok} {first_round_key:?}"
+        ))]))
+    }
+}
+
+#[tokio::test]
+async fn a_duplicated_final_retry_presents_the_same_key() {
+    let payments = Payments::default();
+    let server = TestServer::new(
+        payments.clone(),
+        Payments::tool_router(),
+        test_runtime("pay"),
+    );
+    let session = connect(server, ScriptedClient::new(Caps::FORM_ONLY), Era::Modern).await;
+    let first = expect_input_required(session.round("charge", json!({}), None, None).await);
+    let answer = json!({ "confirm": { "action": "accept", "content": { "ok": true } } });
+    let once = expect_complete(
+        session
+            .round(
+                "charge",
+                json!({}),
+                Some(answer.clone()),
+                first.request_state.clone(),
+            )
+            .await,
+    );
+    let twice = expect_complete(
+        session
+            .round(
+                "charge",
+                json!({}),
+                Some(answer),
+                first.request_state.clone(),
+            )
+            .await,
+    );
+    assert_eq!(
+        text_of(&once),
+        "true None",
+        "no key before the first suspension"
+    );
+    assert_eq!(text_of(&twice), text_of(&once));
+    let charges = payments.charges.lock().unwrap().clone();
+    assert_eq!(charges.len(), 2);
+    assert!(charges[0].is_some(), "the resumed round has a key");
+    assert_eq!(
+        charges[0], charges[1],
+        "the same requestState gives the same key"
+    );
+    session.close().await;
+}
+
+#[tokio::test]
+async fn legacy_sessions_have_no_key() {
+    let payments = Payments::default();
+    let server = TestServer::new(
+        payments.clone(),
+        Payments::tool_router(),
+        test_runtime("pay"),
+    );
+    let client =
+        ScriptedClient::new(Caps::FORM_ONLY).on_elicit("Charge", [accept(json!({ "ok": true }))]);
+    let session = connect(server, client, Era::Legacy).await;
+    let result = session.call("charge", json!({})).await.expect("completes");
+    assert_eq!(text_of(&result), "true None");
+    assert_eq!(payments.charges.lock().unwrap().clone(), vec![None]);
+    session.close().await;
+}
