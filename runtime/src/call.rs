@@ -189,12 +189,12 @@ impl Request {
                     None => None,
                     Some(token) => {
                         let opened = runtime.sealer.open(token, &binding)?;
-                        if let Some(guard) = &runtime.replay {
-                            if !guard.claim(&opened.idempotency_key, opened.expires_at) {
-                                return Err(MrtrError::RejectedState(
-                                    "continuation already redeemed".into(),
-                                ));
-                            }
+                        if let Some(guard) = &runtime.replay
+                            && !guard.claim(&opened.idempotency_key, opened.expires_at)
+                        {
+                            return Err(MrtrError::RejectedState(
+                                "continuation already redeemed".into(),
+                            ));
                         }
                         self.step_key.set(opened.idempotency_key);
                         Some(opened.continuation)
@@ -261,28 +261,29 @@ pub(crate) async fn send_live(
                         .entry("elicitationId")
                         .or_insert_with(|| Value::String(elicitation_id()));
                 }
-            } else if version.as_str() < "2025-11-25" {
-                if let Some(object) = params.as_object_mut() {
-                    object.remove("mode");
-                }
+            } else if version.as_str() < "2025-11-25"
+                && let Some(object) = params.as_object_mut()
+            {
+                // 2025-06-18 form elicitation has no `mode`.
+                object.remove("mode");
             }
             let params = serde_json::from_value(params).map_err(shape)?;
             peer.create_elicitation(params)
                 .await
-                .map(|r| serde_json::to_value(r))
+                .map(serde_json::to_value)
                 .map_err(client)
         }
         InputMethod::Sampling => {
             let params = serde_json::from_value(params).map_err(shape)?;
             peer.create_message(params)
                 .await
-                .map(|r| serde_json::to_value(r))
+                .map(serde_json::to_value)
                 .map_err(client)
         }
         InputMethod::Roots => peer
             .list_roots()
             .await
-            .map(|r| serde_json::to_value(r))
+            .map(serde_json::to_value)
             .map_err(client),
     };
     match reply {

@@ -140,7 +140,10 @@ pub struct SlotReader<'a> {
 
 impl<'a> SlotReader<'a> {
     pub fn new(carried: &'a [u8]) -> Self {
-        Self { rest: carried, error: None }
+        Self {
+            rest: carried,
+            error: None,
+        }
     }
 
     /// Decodes the next carried local into its slot; the first error is kept for

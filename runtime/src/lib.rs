@@ -26,12 +26,12 @@ mod runtime;
 
 pub use answer::Answer;
 pub use call::{Principal, ResourceCall, RoundInput, get_prompt};
-pub use replay::StepKey;
 pub use capability::ClientCaps;
 pub use elicit::Elicit;
 pub use era::Era;
 pub use error::MrtrError;
 pub use mrtr_macros::{Elicit, mrtr_tool};
+pub use replay::StepKey;
 pub use request::{Ask, elicit, elicit_url, elicit_with_schema, roots, sample};
 pub use runtime::Runtime;
 
@@ -64,8 +64,8 @@ macro_rules! ask {
 pub mod __private {
     pub use crate::call::{PromptCall, ResourceCall, ToolCall};
     pub use crate::carry::{
-        Carry, CarryVt, SlotReader, SlotWriter, Transfer, carry_vt, counter, fingerprint, out, rest_of, tn,
-        transfer_slot,
+        Carry, CarryVt, SlotReader, SlotWriter, Transfer, carry_vt, counter, fingerprint, out,
+        rest_of, tn, transfer_slot,
     };
     pub use crate::elicit::__derive_support as derive_elicit;
     pub use crate::error::MrtrError;

@@ -309,10 +309,10 @@ impl Io {
                 _ => Answer::Decline,
             });
         }
-        if let Some(raw) = self.answered.get(key) {
-            if let Ok(answer) = answer::decode(request, raw) {
-                return Ok(answer);
-            }
+        if let Some(raw) = self.answered.get(key)
+            && let Ok(answer) = answer::decode(request, raw)
+        {
+            return Ok(answer);
         }
         let raw = self.incoming.remove(key).ok_or(Missing)?;
         match answer::decode(request, &raw) {
