@@ -105,6 +105,42 @@ impl Session {
         self.call_once(params).await
     }
 
+    /// A whole `resources/read`; on 2026-07-28 rmcp's driver fulfils the rounds.
+    pub async fn read_resource(
+        &self,
+        uri: &str,
+    ) -> Result<rmcp::model::ReadResourceResult, ServiceError> {
+        self.running
+            .read_resource(rmcp::model::ReadResourceRequestParams::new(uri))
+            .await
+    }
+
+    /// One raw `resources/read` round with the given `inputResponses` and `requestState`.
+    pub async fn read_resource_once(
+        &self,
+        uri: &str,
+        input_responses: Option<Value>,
+        request_state: Option<String>,
+    ) -> Result<rmcp::model::ReadResourceResponse, ServiceError> {
+        let mut params = rmcp::model::ReadResourceRequestParams::new(uri);
+        params.input_responses = input_responses.map(|responses| match responses {
+            Value::Object(map) => map.into_iter().collect(),
+            other => panic!("inputResponses in a test must be a JSON object, got {other}"),
+        });
+        params.request_state = request_state;
+        self.running.read_resource_once(params).await
+    }
+
+    /// A whole `prompts/get`; on 2026-07-28 rmcp's driver fulfils the rounds.
+    pub async fn get_prompt(
+        &self,
+        name: &str,
+    ) -> Result<rmcp::model::GetPromptResult, ServiceError> {
+        self.running
+            .get_prompt(rmcp::model::GetPromptRequestParams::new(name))
+            .await
+    }
+
     pub async fn close(self) {
         let _ = self.running.cancel().await;
         let _ = self.server.await;
