@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use rmcp::handler::server::common::{AsRequestContext, FromContextPart};
+use rmcp::handler::server::common::FromContextPart;
 use rmcp::handler::server::prompt::PromptContext;
 use rmcp::handler::server::tool::ToolCallContext;
 use rmcp::model::{JsonObject, ProtocolVersion};
@@ -76,19 +76,16 @@ impl ResourceCall {
         params: &mut rmcp::model::ReadResourceRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Self {
-        let step_key = StepKey::default();
         let mut context = context;
-        context.extensions.insert(step_key.clone());
         ResourceCall {
-            request: Request {
-                step_key,
-                method: "resources/read",
-                target: params.uri.clone(),
-                arguments: None,
-                input_responses: params.input_responses.take(),
-                request_state: params.request_state.take(),
-                context,
-            },
+            request: Request::new(
+                "resources/read",
+                params.uri.clone(),
+                None,
+                params.input_responses.take(),
+                params.request_state.take(),
+                &mut context,
+            ),
         }
     }
 
@@ -110,21 +107,16 @@ struct Request {
 
 impl<S> FromContextPart<ToolCallContext<'_, S>> for ToolCall {
     fn from_context_part(context: &mut ToolCallContext<'_, S>) -> Result<Self, ErrorData> {
-        // Extractors run in parameter order and this one is first, so the user's `StepKey`
-        // finds the cell.
-        let step_key = StepKey::default();
-        context.request_context.extensions.insert(step_key.clone());
         Ok(ToolCall {
-            request: Request {
-                step_key,
-                method: "tools/call",
-                target: context.name.to_string(),
+            request: Request::new(
+                "tools/call",
+                context.name.to_string(),
                 // Cloned, not taken: the user's `Parameters<T>` still needs them.
-                arguments: context.arguments.clone(),
-                input_responses: context.input_responses.take(),
-                request_state: context.request_state.take(),
-                context: context.as_request_context().clone(),
-            },
+                context.arguments.clone(),
+                context.input_responses.take(),
+                context.request_state.take(),
+                &mut context.request_context,
+            ),
         })
     }
 }
@@ -136,18 +128,15 @@ impl<S> FromContextPart<PromptContext<'_, S>> for PromptCall {
             .extensions
             .remove::<RoundInput>()
             .unwrap_or_default();
-        let step_key = StepKey::default();
-        context.context.extensions.insert(step_key.clone());
         Ok(PromptCall {
-            request: Request {
-                step_key,
-                method: "prompts/get",
-                target: context.name.clone(),
-                arguments: context.arguments.clone(),
-                input_responses: round.input_responses,
-                request_state: round.request_state,
-                context: context.as_request_context().clone(),
-            },
+            request: Request::new(
+                "prompts/get",
+                context.name.clone(),
+                context.arguments.clone(),
+                round.input_responses,
+                round.request_state,
+                &mut context.context,
+            ),
         })
     }
 }
@@ -165,6 +154,29 @@ impl PromptCall {
 }
 
 impl Request {
+    fn new(
+        method: &'static str,
+        target: String,
+        arguments: Option<JsonObject>,
+        input_responses: Option<BTreeMap<String, Value>>,
+        request_state: Option<String>,
+        context: &mut RequestContext<RoleServer>,
+    ) -> Self {
+        // The call is extracted before the user's parameters, so their `StepKey` finds this cell
+        // in the extensions; `begin` fills it once the state is open.
+        let step_key = StepKey::default();
+        context.extensions.insert(step_key.clone());
+        Request {
+            step_key,
+            method,
+            target,
+            arguments,
+            input_responses,
+            request_state,
+            context: context.clone(),
+        }
+    }
+
     fn begin(self, handler: &'static Handler) -> Result<Io, MrtrError> {
         let caps = ClientCaps::from_rmcp(self.context.client_capabilities().as_ref());
         let runtime = Runtime::for_request(&self.context.extensions)?;

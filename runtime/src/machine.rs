@@ -110,6 +110,13 @@ pub struct Suspension {
     carried: Vec<u8>,
 }
 
+/// A body's outcome once the runtime has dealt with suspensions and failures.
+enum Concluded<R> {
+    /// The user's own return value, `Ok` or `Err`.
+    Returned(R),
+    InputRequired(rmcp::model::InputRequiredResult),
+}
+
 /// Marks an answer that is absent or does not decode: the key is asked again.
 #[derive(Debug)]
 pub struct Missing;
@@ -353,6 +360,10 @@ impl Io {
 
     /// Legacy: sends every unanswered ask of the step to the client at once and waits.
     pub async fn ask_live(&mut self) -> Result<(), MrtrError> {
+        let unanswered: Vec<(String, InputRequest)> = self
+            .unanswered()
+            .map(|(key, request)| (key.clone(), request.clone()))
+            .collect();
         let Mode::Live {
             peer,
             version,
@@ -366,21 +377,11 @@ impl Io {
         };
         *attempts += 1;
         if *attempts > *max_attempts {
-            let keys: Vec<&String> = self
-                .pending
-                .keys()
-                .filter(|k| !self.answered.contains_key(*k))
-                .collect();
+            let keys: Vec<&String> = unanswered.iter().map(|(key, _)| key).collect();
             return Err(MrtrError::Client(format!(
                 "the client answered {keys:?} {max_attempts} times with content that does not match the request"
             )));
         }
-        let unanswered: Vec<(String, InputRequest)> = self
-            .pending
-            .iter()
-            .filter(|(k, _)| !self.answered.contains_key(*k))
-            .map(|(k, r)| (k.clone(), r.clone()))
-            .collect();
         capability::gate(&self.caps, unanswered.iter().map(|(_, r)| r))?;
         let peer = peer.clone();
         let version = version.clone();
@@ -425,13 +426,9 @@ impl Io {
     where
         R: Lift + IntoCallToolResult,
     {
-        match out {
-            Ok(Flow::Done(value)) => R::join(Ok(value)).into_call_tool_result(),
-            Err(error) => R::join(Err(error)).into_call_tool_result(),
-            Ok(Flow::Fail(error)) => Err(error.into()),
-            Ok(Flow::Suspend(suspension)) => {
-                Ok(CallToolResponse::InputRequired(self.seal(suspension)?))
-            }
+        match self.conclude::<R>(out)? {
+            Concluded::Returned(value) => value.into_call_tool_result(),
+            Concluded::InputRequired(result) => Ok(CallToolResponse::InputRequired(result)),
         }
     }
 
@@ -440,15 +437,10 @@ impl Io {
     where
         R: Lift + IntoGetPromptResult,
     {
-        let response = match out {
-            Ok(Flow::Done(value)) => R::join(Ok(value)).into_get_prompt_result()?,
-            Err(error) => R::join(Err(error)).into_get_prompt_result()?,
-            Ok(Flow::Fail(error)) => return Err(error.into()),
-            Ok(Flow::Suspend(suspension)) => {
-                GetPromptResponse::InputRequired(self.seal(suspension)?)
-            }
-        };
-        Ok(PromptOutcome(response))
+        Ok(PromptOutcome(match self.conclude::<R>(out)? {
+            Concluded::Returned(value) => value.into_get_prompt_result()?,
+            Concluded::InputRequired(result) => GetPromptResponse::InputRequired(result),
+        }))
     }
 
     /// Turns the body's outcome into a `resources/read` response.
@@ -459,13 +451,22 @@ impl Io {
     where
         R: Lift + IntoReadResourceResponse,
     {
+        match self.conclude::<R>(out)? {
+            Concluded::Returned(value) => value.into_read_resource_response(),
+            Concluded::InputRequired(result) => {
+                Ok(rmcp::model::ReadResourceResponse::InputRequired(result))
+            }
+        }
+    }
+
+    /// What every request kind does with the body's outcome: hand back the user's value,
+    /// report a runtime failure, or seal the suspension.
+    fn conclude<R: Lift>(self, out: Lifted<R>) -> Result<Concluded<R>, ErrorData> {
         match out {
-            Ok(Flow::Done(value)) => R::join(Ok(value)).into_read_resource_response(),
-            Err(error) => R::join(Err(error)).into_read_resource_response(),
+            Ok(Flow::Done(value)) => Ok(Concluded::Returned(R::join(Ok(value)))),
+            Err(error) => Ok(Concluded::Returned(R::join(Err(error)))),
             Ok(Flow::Fail(error)) => Err(error.into()),
-            Ok(Flow::Suspend(suspension)) => Ok(rmcp::model::ReadResourceResponse::InputRequired(
-                self.seal(suspension)?,
-            )),
+            Ok(Flow::Suspend(suspension)) => Ok(Concluded::InputRequired(self.seal(suspension)?)),
         }
     }
 
