@@ -798,9 +798,10 @@ impl Gen<'_> {
             .map(|&b| {
                 let binding = self.binding(b);
                 let span = binding.ident.span();
+                // Spelled out (not `#rt`) so that every token of the call carries the span.
                 match &binding.ty {
-                    Some(ty) => quote_spanned!(span=> #rt::slot::<#ty>()),
-                    None => quote_spanned!(span=> #rt::slot()),
+                    Some(ty) => quote_spanned!(span=> ::mrtr::__private::slot::<#ty>()),
+                    None => quote_spanned!(span=> ::mrtr::__private::slot()),
                 }
             })
             .collect();
