@@ -163,6 +163,12 @@ pub fn fingerprint(layout: &str, type_names: &[&str]) -> u64 {
     hash
 }
 
+/// Ties a local's type to a hoisted witness, so that two arms declaring the same local agree
+/// on it (see the lowering of `x = ask!(..)`).
+pub fn type_witness<T>(_value: &T) -> std::marker::PhantomData<T> {
+    std::marker::PhantomData
+}
+
 /// Reads an opened loop's iteration index while it is still parked: the resume arm rebuilds the
 /// per-iteration wire key (`confirm#2`) before anything is taken out of its slot.
 pub fn counter(slot: &Slot<usize>, name: &'static str) -> Result<usize, MrtrError> {

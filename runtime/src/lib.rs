@@ -66,7 +66,7 @@ pub mod __private {
     pub use crate::call::{PromptCall, ResourceCall, ToolCall};
     pub use crate::carry::{
         Carry, ErasedSlot, Slot, Slots, Transfer, counter, fingerprint, out, rest_of, slot,
-        transfer_slot,
+        transfer_slot, type_witness,
     };
     pub use crate::elicit::__derive_support as derive_elicit;
     pub use crate::error::MrtrError;

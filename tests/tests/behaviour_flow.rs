@@ -427,6 +427,39 @@ impl Flows {
     }
 
     #[mrtr_tool]
+    #[tool(description = "a default answer overwritten by an ask: its type comes from the ask")]
+    async fn default_answer(
+        &self,
+        Parameters(args): Parameters<Args>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let mut answer = Answer::Cancel;
+        self.effects.record("start");
+        if args.prod {
+            answer = ask!(owner: elicit::<Owner>(format!("Owner of {}?", args.service)));
+        }
+        Ok(reply(match answer {
+            Answer::Accept(owner) => format!("{} ({})", owner.name, owner.id),
+            Answer::Decline | Answer::Cancel => "nobody".to_owned(),
+        }))
+    }
+
+    #[mrtr_tool]
+    #[tool(description = "an initial answer never read: declared in one arm, typed in another")]
+    #[allow(unused_assignments)]
+    async fn overwritten_default(
+        &self,
+        Parameters(args): Parameters<Args>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let mut answer = Answer::Cancel;
+        self.effects.record("start");
+        answer = ask!(owner: elicit::<Owner>(format!("Owner of {}?", args.service)));
+        Ok(reply(match answer {
+            Answer::Accept(owner) => owner.name,
+            Answer::Decline | Answer::Cancel => "nobody".to_owned(),
+        }))
+    }
+
+    #[mrtr_tool]
     #[tool(description = "roots then sampling, the sampled text depending on the roots")]
     async fn roots_then_sample(
         &self,
@@ -839,4 +872,41 @@ async fn overwritten_and_answer_assigned_bindings_resume_with_their_new_values()
     let both = run_both(server, client, "overwrite", json!({"service": "svc"})).await;
     both.assert_table("live 1 yes", 3, 3);
     assert_eq!(both.legacy.effects, ["start draft-svc", "declined once"]);
+}
+
+#[tokio::test]
+async fn a_default_answer_overwritten_by_an_ask_needs_no_annotation() {
+    let client = || {
+        ScriptedClient::new(Caps::FORM_ONLY)
+            .on_elicit("Owner of api?", [accept(json!({"id": 7, "name": "ana"}))])
+    };
+    let both = run_both(
+        server,
+        client,
+        "default_answer",
+        json!({"service": "api", "prod": true}),
+    )
+    .await;
+    both.assert_table("ana (7)", 1, 1);
+    assert_eq!(both.legacy.effects, ["start"]);
+
+    let both = run_both(server, client, "default_answer", json!({"service": "api"})).await;
+    both.assert_table("nobody", 0, 0);
+}
+
+#[tokio::test]
+async fn an_unread_default_overwritten_by_an_ask_takes_its_type_from_the_ask() {
+    let client = || {
+        ScriptedClient::new(Caps::FORM_ONLY)
+            .on_elicit("Owner of api?", [accept(json!({"id": 7, "name": "ana"}))])
+    };
+    let both = run_both(
+        server,
+        client,
+        "overwritten_default",
+        json!({"service": "api"}),
+    )
+    .await;
+    both.assert_table("ana", 1, 1);
+    assert_eq!(both.legacy.effects, ["start"]);
 }

@@ -98,6 +98,38 @@ impl Gen<'_> {
             .expect("every site has a resume arm") as u32
     }
 
+    /// Bindings assigned from an `ask!` (`x = ask!(..);`) that no slot ties across arms: the arm
+    /// that declares them and the arm that assigns them are separate scopes, so a hoisted
+    /// `PhantomData` witness carries the type from the assignment back to the `let`, as plain
+    /// Rust infers it (`let mut x = Answer::Cancel; .. x = ask!(..)`).
+    fn typed_by_ask(&self) -> Vec<BindingId> {
+        let mut out: Vec<BindingId> = self
+            .body
+            .frames
+            .iter()
+            .flat_map(|f| &f.stmts)
+            .filter_map(|node| match &node.kind {
+                NodeKind::Ask {
+                    assign: Some(b), ..
+                } => Some(*b),
+                _ => None,
+            })
+            .filter(|b| !self.plan.slotted.contains(b) && !self.binding(*b).uninit)
+            .collect();
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    fn type_witness(&self, b: BindingId) -> Option<TokenStream> {
+        if !self.typed_by_ask().contains(&b) {
+            return None;
+        }
+        let witness = format_ident!("__mrtr_ty_{}", b);
+        let local = self.local(b);
+        Some(quote!(#witness = ::mrtr::__private::type_witness(&#local);))
+    }
+
     fn transfer(c: ConstructId) -> Ident {
         format_ident!("__mrtr_t{}", c)
     }
@@ -316,6 +348,7 @@ impl Gen<'_> {
                     let stmt = self.fill_jumps_stmt(stmt.clone(), &held);
                     let hidden = self.shadowed(&node.defs, &node.live_out, &held);
                     out.extend(self.verbatim_with_parks(stmt, &hidden, &held));
+                    out.extend(node.defs.iter().filter_map(|&b| self.type_witness(b)));
                     for b in hidden {
                         held.remove(&b);
                     }
@@ -758,7 +791,8 @@ impl Gen<'_> {
                 (None, Some(b)) => {
                     held.insert(*b);
                     let local = self.local(*b);
-                    quote!(#local = #answer;)
+                    let witness = self.type_witness(*b);
+                    quote!(#local = #answer; #witness)
                 }
                 (None, None) => quote!(let _ = #answer;),
             };
@@ -834,6 +868,10 @@ impl Gen<'_> {
             let m = Self::marker(&k.key);
             quote!(let mut #m = ::core::marker::PhantomData;)
         });
+        let witnesses = self.typed_by_ask().into_iter().map(|b| {
+            let witness = format_ident!("__mrtr_ty_{}", b);
+            quote!(let mut #witness = ::core::marker::PhantomData;)
+        });
         let pcs = self.plan.arms.iter().enumerate().map(|(value, &arm)| {
             let pc = self.pc(arm);
             let value = value as u32;
@@ -880,6 +918,7 @@ impl Gen<'_> {
             let mut __mrtr_c = #carried;
             #(#transfers)*
             #(#markers)*
+            #(#witnesses)*
             let mut __mrtr_pc: u32 = #restore;
             loop {
                 let __mrtr_step: #step_type = '__mrtr_dispatch: loop {

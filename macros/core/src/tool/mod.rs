@@ -309,6 +309,12 @@ fn emit(
     let forwarded = (0..typed.len()).map(|i| format_ident!("__mrtr_p{}", i));
     let body_params = typed.iter().map(|t| quote!(#t));
     let attrs = forward_attrs(method, kind, ret);
+    // The user's code lives in the body: their lint levels belong there too.
+    let lints = method.attrs.iter().filter(|attr| {
+        ["allow", "warn", "deny", "forbid"]
+            .iter()
+            .any(|lint| attr.path().is_ident(lint))
+    });
 
     let local = machine.local && kind != Kind::Resource;
     let (call_ty, respond, response) = match kind {
@@ -380,6 +386,7 @@ fn emit(
 
         #[doc(hidden)]
         #[allow(unused_mut, unreachable_code, clippy::all, clippy::pedantic)]
+        #(#lints)*
         async fn #body_fn(#body_receiver __mrtr_call: ::mrtr::__private::#call_ty, #(#body_params),*)
             -> ::mrtr::__private::Lifted<#ret>
         {
