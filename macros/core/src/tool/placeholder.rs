@@ -1,0 +1,227 @@
+//! The handler as written, for the fallback: each `ask!` becomes an answer that type-checks.
+//!
+//! Works on tokens rather than syn's tree because the invocations to replace can sit where syn
+//! sees only opaque tokens (another macro's arguments) or where the body does not parse at all.
+
+use proc_macro2::{Delimiter, Group, Span, TokenStream, TokenTree};
+use quote::{ToTokens, quote, quote_spanned};
+use syn::Token;
+use syn::parse::{ParseStream, Parser};
+
+/// A body with every `ask!` replaced.
+pub struct Replaced {
+    pub tokens: TokenStream,
+    /// Some `ask!` was too malformed to read its requests: it became a diverging expression, so
+    /// the code after it is unreachable and the locals only its requests used are unused.
+    pub diverges: bool,
+}
+
+/// Replaces every `<path ending in ask>!(..)` in `tokens`, at any depth, keeping every other
+/// token and its span.
+///
+/// `ask!(k: r)` becomes `::mrtr::__private::unlowered(r)`, an `Answer` typed by the request
+/// exactly as the lowered `ask!` would be, and `ask!(k1: r1, k2: r2)` a tuple of those. A
+/// diverging `!` would not do: a binding initialised by it has no type, so the handler's next
+/// `answer.is_accept()` would fail with "type annotations needed".
+pub fn replace_asks(tokens: TokenStream) -> Replaced {
+    let mut rewriter = Rewriter { diverges: false };
+    let tokens = rewriter.stream(tokens, Delimiter::None).unwrap_or_else(|same| same);
+    Replaced {
+        tokens,
+        diverges: rewriter.diverges,
+    }
+}
+
+struct Rewriter {
+    diverges: bool,
+}
+
+impl Rewriter {
+    /// `Ok` with the rewritten stream if it held an `ask!`, `Err` with the stream untouched if
+    /// not, so that groups without one keep their exact open and close spans.
+    fn stream(
+        &mut self,
+        tokens: TokenStream,
+        delimiter: Delimiter,
+    ) -> Result<TokenStream, TokenStream> {
+        let input: Vec<TokenTree> = tokens.clone().into_iter().collect();
+        let mut out: Vec<TokenTree> = Vec::with_capacity(input.len());
+        let mut replaced = false;
+        let mut i = 0;
+        while i < input.len() {
+            if let Some((ask, args)) = invocation_at(&input, i) {
+                replaced = true;
+                let path = take_path(&mut out, ask);
+                let statement = delimiter == Delimiter::Brace && starts_statement(&out);
+                let inner = self
+                    .stream(args.stream(), args.delimiter())
+                    .unwrap_or_else(|same| same);
+                let answer = self.answer(&path, inner, ask.span());
+                // A statement that discards the answer would otherwise warn: `Answer` is
+                // `#[must_use]`, while the real `ask!(k: r);` waits for an answer and drops it.
+                out.extend(match input.get(i + 3) {
+                    Some(TokenTree::Punct(p)) if statement && p.as_char() == ';' => {
+                        quote!(let _ = #answer)
+                    }
+                    // `ask! { .. }` is a statement of its own, with no `;` after it.
+                    Some(_) if statement && args.delimiter() == Delimiter::Brace => {
+                        quote!(let _ = #answer;)
+                    }
+                    _ => answer,
+                });
+                i += 3;
+                continue;
+            }
+            match &input[i] {
+                TokenTree::Group(group) => match self.stream(group.stream(), group.delimiter()) {
+                    Ok(inner) => {
+                        replaced = true;
+                        let mut rebuilt = Group::new(group.delimiter(), inner);
+                        rebuilt.set_span(group.span());
+                        out.push(rebuilt.into());
+                    }
+                    Err(_) => out.push(input[i].clone()),
+                },
+                other => out.push(other.clone()),
+            }
+            i += 1;
+        }
+        if replaced {
+            Ok(out.into_iter().collect())
+        } else {
+            Err(tokens)
+        }
+    }
+
+    /// The expression standing for one invocation, spanned at its `ask` so that an error about
+    /// the request's type points there.
+    fn answer(&mut self, path: &TokenStream, args: TokenStream, span: Span) -> TokenStream {
+        // Keeps the user's `use mrtr::ask` used, as the lowered body does; a foreign macro
+        // that merely ends in `ask` would not accept it.
+        let marker = is_mrtr_path(path).then(|| quote_spanned!(span=> #path!(@lowered);));
+        let Some(requests) = requests(args) else {
+            self.diverges = true;
+            // The parentheses keep the block an expression when it starts a statement, e.g. in
+            // `ask!(..).is_accept();`.
+            return quote_spanned!(span=> ({ #marker ::core::unreachable!() }));
+        };
+        let mut marker = marker;
+        let answers: Vec<TokenStream> = requests
+            .iter()
+            .map(|request| {
+                let marker = marker.take();
+                quote_spanned! {span=>
+                    ::mrtr::__private::unlowered({
+                        #[allow(unused_imports)]
+                        use ::mrtr::__private::requests::*;
+                        #marker
+                        #request
+                    })
+                }
+            })
+            .collect();
+        match answers.as_slice() {
+            [single] => single.clone(),
+            many => quote_spanned!(span=> (#(#many),*)),
+        }
+    }
+}
+
+/// `ask ! (..)` starting at `i`: the `ask` identifier and the argument group.
+fn invocation_at(input: &[TokenTree], i: usize) -> Option<(&proc_macro2::Ident, &Group)> {
+    match (input.get(i)?, input.get(i + 1)?, input.get(i + 2)?) {
+        (TokenTree::Ident(ask), TokenTree::Punct(bang), TokenTree::Group(args))
+            if ask == "ask" && bang.as_char() == '!' =>
+        {
+            Some((ask, args))
+        }
+        _ => None,
+    }
+}
+
+/// Moves the path segments before `ask` (`mrtr::`, `::mrtr::prelude::`) from `out` into the
+/// returned path.
+fn take_path(out: &mut Vec<TokenTree>, ask: &proc_macro2::Ident) -> TokenStream {
+    let mut path: Vec<TokenTree> = vec![TokenTree::Ident(ask.clone())];
+    loop {
+        let n = out.len();
+        let is_colons = n >= 2
+            && matches!((&out[n - 2], &out[n - 1]), (TokenTree::Punct(a), TokenTree::Punct(b))
+                if a.as_char() == ':' && a.spacing() == proc_macro2::Spacing::Joint && b.as_char() == ':');
+        if !is_colons {
+            break;
+        }
+        let colons: Vec<TokenTree> = out.drain(n - 2..).collect();
+        path.splice(0..0, colons);
+        // `return ::mrtr::ask!(..)`: a keyword before `::` is not a segment.
+        match out.last() {
+            Some(TokenTree::Ident(segment)) if is_segment(segment) => {
+                let segment = out.pop().expect("just matched");
+                path.insert(0, segment);
+            }
+            _ => break,
+        }
+    }
+    path.into_iter().collect()
+}
+
+fn is_segment(ident: &proc_macro2::Ident) -> bool {
+    matches!(
+        ident.to_string().as_str(),
+        "crate" | "self" | "super" | "Self"
+    ) || syn::parse2::<syn::Ident>(ident.to_token_stream()).is_ok()
+}
+
+/// The same paths the lowering treats as `ask!`: `ask` alone or one starting at `mrtr`.
+fn is_mrtr_path(path: &TokenStream) -> bool {
+    let idents: Vec<String> = path
+        .clone()
+        .into_iter()
+        .filter_map(|t| match t {
+            TokenTree::Ident(i) => Some(i.to_string()),
+            _ => None,
+        })
+        .collect();
+    idents.len() == 1 || idents.first().is_some_and(|first| first == "mrtr")
+}
+
+/// Whether the tokens in `out` end where a statement of a block begins.
+fn starts_statement(out: &[TokenTree]) -> bool {
+    match out {
+        [] => true,
+        [.., TokenTree::Punct(p)] => p.as_char() == ';',
+        [.., TokenTree::Group(g)] if g.delimiter() == Delimiter::Brace => true,
+        // An outer attribute on the statement: `#[allow(..)] ask!(..);`.
+        [.., TokenTree::Punct(hash), TokenTree::Group(g)] => {
+            hash.as_char() == '#' && g.delimiter() == Delimiter::Bracket
+        }
+        _ => false,
+    }
+}
+
+/// The request expressions of `key: request, ..`, or `None` if they cannot be read. A malformed
+/// key already has its own error, so anything before the `:` is accepted as the key here.
+fn requests(args: TokenStream) -> Option<Vec<syn::Expr>> {
+    let parser = |input: ParseStream| {
+        let mut requests = Vec::new();
+        while !input.is_empty() {
+            while !(input.peek(Token![:]) && !input.peek(Token![::])) {
+                if input.is_empty() || input.peek(Token![,]) {
+                    return Err(input.error("expected `key: request`"));
+                }
+                if input.peek(Token![::]) {
+                    input.parse::<Token![::]>()?;
+                } else {
+                    input.parse::<TokenTree>()?;
+                }
+            }
+            input.parse::<Token![:]>()?;
+            requests.push(input.parse::<syn::Expr>()?);
+            if !input.is_empty() {
+                input.parse::<Token![,]>()?;
+            }
+        }
+        Ok(requests)
+    };
+    parser.parse2(args).ok().filter(|r| !r.is_empty())
+}
