@@ -25,7 +25,9 @@ pub struct Replaced {
 /// `answer.is_accept()` would fail with "type annotations needed".
 pub fn replace_asks(tokens: TokenStream) -> Replaced {
     let mut rewriter = Rewriter { diverges: false };
-    let tokens = rewriter.stream(tokens, Delimiter::None).unwrap_or_else(|same| same);
+    let tokens = rewriter
+        .stream(tokens, Delimiter::None)
+        .unwrap_or_else(|same| same);
     Replaced {
         tokens,
         diverges: rewriter.diverges,
@@ -205,7 +207,7 @@ fn requests(args: TokenStream) -> Option<Vec<syn::Expr>> {
     let parser = |input: ParseStream| {
         let mut requests = Vec::new();
         while !input.is_empty() {
-            while !(input.peek(Token![:]) && !input.peek(Token![::])) {
+            while !at_key_separator(input) {
                 if input.is_empty() || input.peek(Token![,]) {
                     return Err(input.error("expected `key: request`"));
                 }
@@ -224,4 +226,230 @@ fn requests(args: TokenStream) -> Option<Vec<syn::Expr>> {
         Ok(requests)
     };
     parser.parse2(args).ok().filter(|r| !r.is_empty())
+}
+
+/// A lone `:`; syn's `:` peek also matches the first half of `::`.
+fn at_key_separator(input: ParseStream) -> bool {
+    input.peek(Token![:]) && !input.peek(Token![::])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::replace_asks;
+    use proc_macro2::TokenStream;
+    use quote::quote;
+
+    fn replaced(body: TokenStream) -> String {
+        replace_asks(body).tokens.to_string()
+    }
+
+    fn count(haystack: &str, needle: &str) -> usize {
+        haystack.matches(needle).count()
+    }
+
+    const UNLOWERED: &str = ":: mrtr :: __private :: unlowered";
+
+    #[test]
+    fn fallback_keeps_the_original_statements_next_to_the_error() {
+        let plan = quote!(let plan = build_deploy_plan(&args.service).await?;);
+        let check = quote!(if !first.is_accept() {
+            return Ok(declined());
+        });
+        let tail = quote!(Ok(deployed(plan.id)));
+        let out = crate::tool::expand(
+            TokenStream::new(),
+            quote! {
+                #[tool(description = "Deploy")]
+                async fn deploy(&self, Parameters(args): Parameters<Args>) -> Result<CallToolResult, ErrorData> {
+                    #plan
+                    let first = ask!(confirm: elicit_url(args.service.clone(), "https://a"));
+                    #check
+                    let second = ask!(confirm: elicit_url(args.service, "https://b"));
+                    #tail
+                }
+            },
+        )
+        .to_string();
+        assert_eq!(count(&out, "compile_error"), 1, "{out}");
+        assert!(out.contains("already used by another `ask!`"), "{out}");
+        for statement in [plan, check, tail] {
+            assert!(
+                out.contains(&statement.to_string()),
+                "{statement} missing from {out}"
+            );
+        }
+        assert!(out.contains("# [tool (description = \"Deploy\")]"), "{out}");
+        assert!(out.contains("async fn deploy (& self"), "{out}");
+        assert_eq!(count(&out, UNLOWERED), 2, "{out}");
+        assert!(!out.contains("unimplemented"), "{out}");
+        assert!(!out.contains("unreachable_code"), "{out}");
+    }
+
+    #[test]
+    fn an_item_that_is_not_a_method_is_emitted_as_given() {
+        let item = quote!(
+            struct NotAHandler {
+                field: u8,
+            }
+        );
+        let out = crate::tool::expand(TokenStream::new(), item.clone()).to_string();
+        assert!(out.contains("compile_error"), "{out}");
+        assert!(out.ends_with(&item.to_string()), "{out}");
+    }
+
+    #[test]
+    fn every_ask_is_replaced_at_any_depth() {
+        let out = replaced(quote!({
+            let each = |s: &str| ask!(each: elicit_url(s, "u"));
+            let later = async { ask!(later: elicit_url("m", "u")) };
+            fn helper() {
+                let _ = ask!(inner: elicit_url("m", "u"));
+            }
+            let line = format!("{:?}", ask!(open: elicit_url("m", "u")));
+            let nested = ask!(outer: pick(ask!(inner2: roots())));
+        }));
+        assert_eq!(count(&out, UNLOWERED), 6, "{out}");
+        // What remains of `ask!` is only the marker that keeps `use mrtr::ask` used.
+        assert_eq!(count(&out, "ask !"), 6, "{out}");
+        assert_eq!(count(&out, "ask ! (@ lowered) ;"), 6, "{out}");
+        assert!(out.contains("let each = | s : & str |"), "{out}");
+        assert!(out.contains("format ! (\"{:?}\" ,"), "{out}");
+    }
+
+    #[test]
+    fn each_request_is_kept_with_the_request_builders_in_scope() {
+        let out = replaced(quote!({
+            let t = ask!(target: elicit::<Target>(format!("{x}")));
+        }));
+        assert!(
+            out.contains("use :: mrtr :: __private :: requests :: * ;"),
+            "{out}"
+        );
+        assert!(
+            out.contains("elicit :: < Target > (format ! (\"{x}\"))"),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn an_ask_of_several_keys_becomes_a_tuple_of_answers() {
+        let out = replaced(quote!({
+            let (a, b) = ask!(a: roots(), b: elicit::<HashMap<K, V>>("m"),);
+        }));
+        assert_eq!(count(&out, UNLOWERED), 2, "{out}");
+        assert!(out.contains("let (a , b) = (:: mrtr"), "{out}");
+        assert_eq!(count(&out, "@ lowered"), 1, "{out}");
+    }
+
+    #[test]
+    fn a_discarded_answer_is_bound_so_that_must_use_stays_quiet() {
+        let out = replaced(quote!({
+            ask!(notice: roots());
+            #[allow(unused)]
+            ask!(other: roots());
+            ask! { braced: roots() }
+            done()
+        }));
+        assert_eq!(count(&out, "let _ = :: mrtr"), 3, "{out}");
+        assert!(out.contains("; let _ = :: mrtr"), "{out}");
+        assert!(out.contains(") ; done ()"), "{out}");
+    }
+
+    #[test]
+    fn an_answer_that_is_used_stays_an_expression() {
+        let out = replaced(quote!({
+            ask!(k: roots()).is_accept();
+            let ok = ask!(j: roots()).is_accept();
+            match x {
+                _ => ask!(m: roots()),
+            }
+            ask!(last: roots())
+        }));
+        assert!(!out.contains("let _"), "{out}");
+        assert!(
+            out.starts_with("{ :: mrtr :: __private :: unlowered"),
+            "{out}"
+        );
+        assert!(out.contains(". is_accept () ;"), "{out}");
+    }
+
+    #[test]
+    fn the_path_before_ask_is_part_of_the_invocation() {
+        let out = replaced(quote!({
+            let a = mrtr::ask!(a: roots());
+            let b = ::mrtr::prelude::ask!(b: roots());
+            return ::mrtr::ask!(c: roots());
+        }));
+        assert_eq!(count(&out, UNLOWERED), 3, "{out}");
+        assert!(out.contains("mrtr :: ask ! (@ lowered)"), "{out}");
+        assert!(
+            out.contains(":: mrtr :: prelude :: ask ! (@ lowered)"),
+            "{out}"
+        );
+        assert!(out.contains("return :: mrtr :: __private"), "{out}");
+        assert!(out.contains("{ # [allow (unused_imports)] use :: mrtr :: __private :: requests :: * ; :: mrtr :: ask ! (@ lowered) ;"), "{out}");
+    }
+
+    #[test]
+    fn a_foreign_macro_ending_in_ask_gets_no_lowered_marker() {
+        let out = replaced(quote!({
+            let a = other::ask!(a: roots());
+        }));
+        assert_eq!(count(&out, UNLOWERED), 1, "{out}");
+        assert!(!out.contains("@ lowered"), "{out}");
+        assert!(!out.contains("other"), "{out}");
+    }
+
+    #[test]
+    fn a_malformed_key_still_keeps_the_request() {
+        let replaced = replace_asks(quote!({
+            let a = ask!("confirm": elicit_url(s, "u"));
+        }));
+        assert!(!replaced.diverges);
+        assert!(
+            replaced
+                .tokens
+                .to_string()
+                .contains("elicit_url (s , \"u\")")
+        );
+    }
+
+    #[test]
+    fn an_unreadable_ask_diverges() {
+        for body in [
+            quote!({
+                let a = ask!();
+            }),
+            quote!({
+                let a = ask!(confirm elicit_url(s, "u"));
+            }),
+            quote!({
+                let a = ask!(confirm: );
+            }),
+        ] {
+            let replaced = replace_asks(body);
+            let out = replaced.tokens.to_string();
+            assert!(replaced.diverges, "{out}");
+            assert!(
+                out.contains("({ ask ! (@ lowered) ; :: core :: unreachable ! () })"),
+                "{out}"
+            );
+            assert!(!out.contains(UNLOWERED), "{out}");
+        }
+    }
+
+    #[test]
+    fn a_body_without_ask_is_returned_unchanged() {
+        let body = quote!({
+            let ask = 1;
+            let x = masked!(ask);
+            macro_rules! ask {
+                () => {};
+            }
+            x + ask
+        });
+        let replaced = replace_asks(body.clone());
+        assert!(!replaced.diverges);
+        assert_eq!(replaced.tokens.to_string(), body.to_string());
+    }
 }
