@@ -193,10 +193,16 @@ fn starts_statement(out: &[TokenTree]) -> bool {
         [] => true,
         [.., TokenTree::Punct(p)] => p.as_char() == ';',
         [.., TokenTree::Group(g)] if g.delimiter() == Delimiter::Brace => true,
-        // An outer attribute on the statement: `#[allow(..)] ask!(..);`.
-        [.., TokenTree::Punct(hash), TokenTree::Group(g)] => {
-            hash.as_char() == '#' && g.delimiter() == Delimiter::Bracket
+        // An attribute before the statement: `#[allow(..)] ask!(..);`, or the block's `#![..]`.
+        [.., TokenTree::Punct(hash), TokenTree::Group(g)] if hash.as_char() == '#' => {
+            g.delimiter() == Delimiter::Bracket
         }
+        [
+            ..,
+            TokenTree::Punct(hash),
+            TokenTree::Punct(bang),
+            TokenTree::Group(g),
+        ] => hash.as_char() == '#' && bang.as_char() == '!' && g.delimiter() == Delimiter::Bracket,
         _ => false,
     }
 }
@@ -343,14 +349,18 @@ mod tests {
 
     #[test]
     fn a_discarded_answer_is_bound_so_that_must_use_stays_quiet() {
-        let out = replaced(quote!({
-            ask!(notice: roots());
-            #[allow(unused)]
-            ask!(other: roots());
-            ask! { braced: roots() }
-            done()
-        }));
+        let out = replaced(quote!(
+            {
+                #![allow(unused)]
+                ask!(notice: roots());
+                #[allow(unused)]
+                ask!(other: roots());
+                ask! { braced: roots() }
+                done()
+            }
+        ));
         assert_eq!(count(&out, "let _ = :: mrtr"), 3, "{out}");
+        assert!(out.contains("] let _ = :: mrtr"), "{out}");
         assert!(out.contains("; let _ = :: mrtr"), "{out}");
         assert!(out.contains(") ; done ()"), "{out}");
     }
