@@ -89,8 +89,8 @@ impl ResourceCall {
         }
     }
 
-    pub fn begin(self, handler: &'static Handler) -> Result<Io, ErrorData> {
-        self.request.begin(handler).map_err(ErrorData::from)
+    pub fn open(self, handler: &'static Handler) -> Result<Io, MrtrError> {
+        self.request.open(handler)
     }
 }
 
@@ -142,14 +142,15 @@ impl<S> FromContextPart<PromptContext<'_, S>> for PromptCall {
 }
 
 impl ToolCall {
-    pub fn begin(self, handler: &'static Handler) -> Result<Io, ErrorData> {
-        self.request.begin(handler).map_err(ErrorData::from)
+    /// Opens the round: era, capabilities and the incoming continuation, checked.
+    pub fn open(self, handler: &'static Handler) -> Result<Io, MrtrError> {
+        self.request.open(handler)
     }
 }
 
 impl PromptCall {
-    pub fn begin(self, handler: &'static Handler) -> Result<Io, ErrorData> {
-        self.request.begin(handler).map_err(ErrorData::from)
+    pub fn open(self, handler: &'static Handler) -> Result<Io, MrtrError> {
+        self.request.open(handler)
     }
 }
 
@@ -163,7 +164,7 @@ impl Request {
         context: &mut RequestContext<RoleServer>,
     ) -> Self {
         // The call is extracted before the user's parameters, so their `StepKey` finds this cell
-        // in the extensions; `begin` fills it once the state is open.
+        // in the extensions; `open` fills it once the state is open.
         let step_key = StepKey::default();
         context.extensions.insert(step_key.clone());
         Request {
@@ -177,13 +178,14 @@ impl Request {
         }
     }
 
-    fn begin(self, handler: &'static Handler) -> Result<Io, MrtrError> {
+    fn open(self, handler: &'static Handler) -> Result<Io, MrtrError> {
         let caps = ClientCaps::from_rmcp(self.context.client_capabilities().as_ref());
         let runtime = Runtime::for_request(&self.context.extensions)?;
         match Era::of(&self.context) {
             Era::Legacy(version) => {
                 tracing::debug!(target: "mrtr", handler = handler.path, %version, "legacy session: asks are awaited in place");
                 Ok(Io::live(
+                    handler,
                     self.context.peer.clone(),
                     version,
                     caps,
@@ -212,7 +214,9 @@ impl Request {
                         Some(opened.continuation)
                     }
                 };
-                Ok(Io::modern(runtime, binding, caps, resumed, incoming))
+                Ok(Io::modern(
+                    handler, runtime, binding, caps, resumed, incoming,
+                ))
             }
         }
     }

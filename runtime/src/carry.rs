@@ -1,10 +1,9 @@
 //! Carried locals: the values a continuation holds between rounds.
 //!
-//! The macro parks every local that is live at a suspension point in an untyped `Option` slot
-//! and lets rustc infer the slot's type from the user's own statements. Every generated use of a
-//! slot goes through the generic functions here, which add no constraints of their own; the
-//! serde bounds live on [`Carry`] alone, checked once per slot by [`carry_vt`] at the user's
-//! `let`, so a type that cannot travel is reported there in words that name the problem.
+//! The macro parks every local that is live at a suspension point in a slot whose type rustc
+//! infers from the user's own statements. The serde bounds live on [`Carry`] alone, checked once
+//! per slot by [`slot`] at the user's `let`, so a type that cannot travel is reported there in
+//! words that name the problem.
 //!
 //! Values are encoded as a sequence of CBOR items: self-describing (untagged enums,
 //! `serde_json::Value`, maps with non-string keys all round-trip) and compact.
@@ -23,25 +22,114 @@ use crate::error::MrtrError;
 pub trait Carry: Serialize + DeserializeOwned + Send + 'static {}
 impl<T: Serialize + DeserializeOwned + Send + 'static> Carry for T {}
 
-/// The encode/decode pair of one slot's type, obtained where the bound is checked.
-pub struct CarryVt<T> {
+/// One carried local's slot: the parked value and the encode/decode pair of its type.
+///
+/// The pair is taken where the `Carry` bound is checked ([`slot`], spanned at the user's `let`),
+/// so the runtime can save and restore a whole step through [`Slots`] without naming `T`.
+pub struct Slot<T> {
+    pub value: Option<T>,
     encode: fn(&T, &mut Vec<u8>) -> Result<(), String>,
     decode: fn(&mut &[u8]) -> Result<T, String>,
 }
 
-impl<T> Clone for CarryVt<T> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-impl<T> Copy for CarryVt<T> {}
-
-/// States the carry bound for one slot; generated with the user's span.
-pub fn carry_vt<T: Carry>(_slot: &Option<T>) -> CarryVt<T> {
-    CarryVt {
+/// An empty slot for a carried local; generated with the user's span so that a type that cannot
+/// travel is reported at its `let`.
+pub fn slot<T: Carry>() -> Slot<T> {
+    Slot {
+        value: None,
         encode: |value, buffer| ciborium::into_writer(value, buffer).map_err(|e| e.to_string()),
         decode: |input| ciborium::from_reader(input).map_err(|e| e.to_string()),
     }
+}
+
+/// A slot seen without its type: what saving, restoring and fingerprinting need.
+pub trait ErasedSlot {
+    fn type_name(&self) -> &'static str;
+    /// Appends the parked value; `Ok(false)` when the slot is empty.
+    fn save(&self, buffer: &mut Vec<u8>) -> Result<bool, String>;
+    fn restore(&mut self, input: &mut &[u8]) -> Result<(), String>;
+}
+
+impl<T> ErasedSlot for Slot<T> {
+    fn type_name(&self) -> &'static str {
+        std::any::type_name::<T>()
+    }
+
+    fn save(&self, buffer: &mut Vec<u8>) -> Result<bool, String> {
+        match &self.value {
+            Some(value) => (self.encode)(value, buffer).map(|()| true),
+            None => Ok(false),
+        }
+    }
+
+    fn restore(&mut self, input: &mut &[u8]) -> Result<(), String> {
+        self.value = Some((self.decode)(input)?);
+        Ok(())
+    }
+}
+
+/// A handler's carried slots: one [`Slot`] or a tuple of them (nested for more than twelve), in
+/// the order the macro numbered them. Each step selects its slots with a bit mask over that order.
+///
+/// Keeping the save/restore loops here, behind `dyn`, leaves the generated body one call per
+/// step instead of code per slot: that code is what dominated a ported crate's build time.
+pub trait Slots {
+    fn each(&mut self, f: &mut dyn FnMut(&mut dyn ErasedSlot));
+}
+
+impl<T> Slots for Slot<T> {
+    fn each(&mut self, f: &mut dyn FnMut(&mut dyn ErasedSlot)) {
+        f(self)
+    }
+}
+
+macro_rules! tuple_slots {
+    ($($name:ident . $index:tt),*) => {
+        impl<$($name: Slots),*> Slots for ($($name,)*) {
+            #[allow(unused_variables)]
+            fn each(&mut self, f: &mut dyn FnMut(&mut dyn ErasedSlot)) {
+                $(self.$index.each(f);)*
+            }
+        }
+    };
+}
+
+tuple_slots!();
+tuple_slots!(A.0);
+tuple_slots!(A.0, B.1);
+tuple_slots!(A.0, B.1, C.2);
+tuple_slots!(A.0, B.1, C.2, D.3);
+tuple_slots!(A.0, B.1, C.2, D.3, E.4);
+tuple_slots!(A.0, B.1, C.2, D.3, E.4, F.5);
+tuple_slots!(A.0, B.1, C.2, D.3, E.4, F.5, G.6);
+tuple_slots!(A.0, B.1, C.2, D.3, E.4, F.5, G.6, H.7);
+tuple_slots!(A.0, B.1, C.2, D.3, E.4, F.5, G.6, H.7, I.8);
+tuple_slots!(A.0, B.1, C.2, D.3, E.4, F.5, G.6, H.7, I.8, J.9);
+tuple_slots!(A.0, B.1, C.2, D.3, E.4, F.5, G.6, H.7, I.8, J.9, K.10);
+tuple_slots!(A.0, B.1, C.2, D.3, E.4, F.5, G.6, H.7, I.8, J.9, K.10, L.11);
+
+/// Calls `f` on the slots `mask` selects, in order, with their position among the selected.
+pub(crate) fn each_selected(
+    slots: &mut dyn Slots,
+    mask: u64,
+    mut f: impl FnMut(usize, &mut dyn ErasedSlot),
+) {
+    let (mut index, mut selected) = (0u32, 0usize);
+    slots.each(&mut |slot| {
+        if index < 64 && mask & (1 << index) != 0 {
+            f(selected, slot);
+            selected += 1;
+        }
+        index += 1;
+    });
+}
+
+/// The layout fingerprint of one step: its layout string and the type names rustc inferred for
+/// the slots it carries.
+pub(crate) fn step_fingerprint(layout: &str, slots: &mut dyn Slots, mask: u64) -> u64 {
+    let mut names = Vec::new();
+    each_selected(slots, mask, |_, slot| names.push(slot.type_name()));
+    fingerprint(layout, &names)
 }
 
 /// Moves a parked value out of its slot.
@@ -51,11 +139,6 @@ pub fn carry_vt<T: Carry>(_slot: &Option<T>) -> CarryVt<T> {
 pub fn out<T>(slot: &mut Option<T>, name: &'static str) -> Result<T, MrtrError> {
     slot.take()
         .ok_or_else(|| MrtrError::Internal(format!("mrtr lowering bug: slot `{name}` is empty")))
-}
-
-/// The name rustc inferred for a slot's type; part of the layout fingerprint.
-pub fn tn<T>(_slot: &Option<T>) -> &'static str {
-    std::any::type_name::<T>()
 }
 
 /// FNV-1a 64 over the step's layout string and the type names of its carried slots.
@@ -80,108 +163,10 @@ pub fn fingerprint(layout: &str, type_names: &[&str]) -> u64 {
     hash
 }
 
-/// Collects the carried slots of one suspension, in the step's fixed order.
-#[derive(Default)]
-pub struct SlotWriter {
-    buffer: Vec<u8>,
-    /// The first failure of [`SlotWriter::keep`], reported once by `Io::suspend`.
-    error: Option<MrtrError>,
-}
-
-impl SlotWriter {
-    /// Like [`SlotWriter::put`], but keeps the first error for the suspension to report: the
-    /// generated code then checks once per suspension instead of once per slot.
-    pub fn keep<T>(&mut self, vt: &CarryVt<T>, name: &'static str, slot: &Option<T>) {
-        if self.error.is_none()
-            && let Err(error) = self.put(vt, name, slot)
-        {
-            self.error = Some(error);
-        }
-    }
-
-    /// The encoded slots, or the first error [`SlotWriter::keep`] met.
-    pub fn into_result(self) -> Result<Vec<u8>, MrtrError> {
-        match self.error {
-            Some(error) => Err(error),
-            None => Ok(self.buffer),
-        }
-    }
-
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    pub fn put<T>(
-        &mut self,
-        vt: &CarryVt<T>,
-        name: &'static str,
-        slot: &Option<T>,
-    ) -> Result<(), MrtrError> {
-        let value = slot.as_ref().ok_or_else(|| {
-            MrtrError::Internal(format!(
-                "mrtr lowering bug: slot `{name}` is empty at suspension"
-            ))
-        })?;
-        (vt.encode)(value, &mut self.buffer)
-            .map_err(|e| MrtrError::Internal(format!("cannot encode carried local `{name}`: {e}")))
-    }
-
-    pub fn finish(self) -> Vec<u8> {
-        self.buffer
-    }
-}
-
-/// Reads carried slots back, in the order they were written.
-pub struct SlotReader<'a> {
-    rest: &'a [u8],
-    /// The first failure of [`SlotReader::fill`], reported by [`SlotReader::finish`].
-    error: Option<MrtrError>,
-}
-
-impl<'a> SlotReader<'a> {
-    pub fn new(carried: &'a [u8]) -> Self {
-        Self {
-            rest: carried,
-            error: None,
-        }
-    }
-
-    /// Decodes the next carried local into its slot; the first error is kept for
-    /// [`SlotReader::finish`], so the prologue checks once per step instead of once per slot.
-    pub fn fill<T>(&mut self, vt: &CarryVt<T>, name: &'static str, slot: &mut Option<T>) {
-        if self.error.is_none() {
-            match self.take(vt, name) {
-                Ok(value) => *slot = Some(value),
-                Err(error) => self.error = Some(error),
-            }
-        }
-    }
-
-    pub fn take<T>(&mut self, vt: &CarryVt<T>, name: &'static str) -> Result<T, MrtrError> {
-        (vt.decode)(&mut self.rest)
-            .map_err(|e| MrtrError::RejectedState(format!("carried local `{name}`: {e}")))
-    }
-
-    /// Every byte must have been read: trailing data means the layout differs.
-    pub fn finish(self) -> Result<(), MrtrError> {
-        if let Some(error) = self.error {
-            return Err(error);
-        }
-        if self.rest.is_empty() {
-            Ok(())
-        } else {
-            Err(MrtrError::RejectedState(format!(
-                "{} unread bytes after the carried locals",
-                self.rest.len()
-            )))
-        }
-    }
-}
-
 /// Reads an opened loop's iteration index while it is still parked: the resume arm rebuilds the
 /// per-iteration wire key (`confirm#2`) before anything is taken out of its slot.
-pub fn counter(slot: &Option<usize>, name: &'static str) -> Result<usize, MrtrError> {
-    slot.ok_or_else(|| {
+pub fn counter(slot: &Slot<usize>, name: &'static str) -> Result<usize, MrtrError> {
+    slot.value.ok_or_else(|| {
         MrtrError::Internal(format!("mrtr lowering bug: loop index `{name}` is empty"))
     })
 }

@@ -64,14 +64,15 @@ macro_rules! ask {
 pub mod __private {
     pub use crate::call::{PromptCall, ResourceCall, ToolCall};
     pub use crate::carry::{
-        Carry, CarryVt, SlotReader, SlotWriter, Transfer, carry_vt, counter, fingerprint, out,
-        rest_of, tn, transfer_slot,
+        Carry, ErasedSlot, Slot, Slots, Transfer, counter, fingerprint, out, rest_of, slot,
+        transfer_slot,
     };
     pub use crate::elicit::__derive_support as derive_elicit;
     pub use crate::error::MrtrError;
     pub use crate::machine::{
         Flow, Handler, IntoReadResourceResponse, Io, Lift, Lifted, Missing, PromptOutcome,
-        StepInfo, done,
+        StepInfo, done, prompt_response, prompt_response_local, resource_response, tool_response,
+        tool_response_local,
     };
     pub use crate::request::{elicit, elicit_url, roots, sample};
     pub use ::core;

@@ -1,26 +1,33 @@
 //! The runtime half of a lowered handler: one round of the generated state machine.
 //!
-//! Reading order: `ToolCall::begin` (in `call`) opens and checks the incoming state and builds
-//! an [`Io`]; the generated body restores its slots from [`Io::resume_step`] and
-//! [`Io::carried`], registers asks with [`Io::ask`], decodes answers with [`Io::take`] and either
-//! continues, awaits a legacy client ([`Io::ask_live`]) or returns [`Io::suspend`]; finally
-//! [`Io::finish_tool`] turns the outcome into an rmcp response, sealing a new continuation when
-//! the body suspended.
+//! Reading order: the method rmcp registers boxes the lowered body and hands it to
+//! [`tool_response`] (or [`prompt_response`], [`resource_response`]). The body opens the round
+//! with `ToolCall::open` (in `call`), which checks the incoming state and builds an [`Io`];
+//! restores its slots with [`Io::restore`]; registers asks with [`Io::ask`], decodes answers with
+//! [`Io::take`] and either continues, awaits a legacy client ([`Io::ask_live`]) or returns
+//! [`Io::suspend`]. The response function turns the outcome into an rmcp response, sealing a new
+//! continuation when the body suspended.
+//!
+//! The split keeps per-handler code small: everything generic only over the return type lives
+//! here and is compiled once per return type, not once per handler.
 
 use std::collections::BTreeMap;
 use std::marker::PhantomData;
 use std::sync::Arc;
 
+use futures::future::{BoxFuture, LocalBoxFuture};
 use rmcp::handler::server::prompt::IntoGetPromptResult;
 use rmcp::handler::server::tool::IntoCallToolResult;
-use rmcp::model::{CallToolResponse, GetPromptResponse, InputRequests, ProtocolVersion};
+use rmcp::model::{
+    CallToolResponse, GetPromptResponse, InputRequests, ProtocolVersion, ReadResourceResponse,
+};
 use rmcp::{ErrorData, Peer, RoleServer};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::answer::{self, Answer};
 use crate::capability::{self, ClientCaps};
-use crate::carry::{SlotReader, SlotWriter};
+use crate::carry::{Slots, each_selected, step_fingerprint};
 use crate::error::MrtrError;
 use crate::request::{Ask, InputRequest};
 use crate::runtime::Runtime;
@@ -38,15 +45,22 @@ pub struct Handler {
     pub capabilities: &'static [&'static str],
 }
 
-/// One resume point of a lowered handler, for documentation and listings.
+/// One resume point of a lowered handler.
 #[derive(Debug)]
 pub struct StepInfo {
     /// The step enum's variant name, as sealed in `requestState`.
     pub name: &'static str,
     /// The wire keys asked at this step (`confirm#{i0}` for per-iteration keys).
     pub keys: &'static [&'static str],
-    /// The locals carried to this step.
+    /// The locals carried to this step, in the order they are saved.
     pub carried: &'static [&'static str],
+    /// Where the body resumes: the program counter of the step's arm.
+    pub pc: u32,
+    /// Which of the handler's slots the step carries (bit `i` = slot `i`).
+    pub mask: u64,
+    /// Handler path, step, keys and carried names: hashed with the slots' type names into the
+    /// step's layout fingerprint.
+    pub layout: &'static str,
 }
 
 /// What a `#[mrtr_tool(resource)]` handler may return (rmcp has no such trait: resources have no
@@ -103,8 +117,9 @@ pub enum Flow<T> {
     Fail(MrtrError),
 }
 
-/// A suspended body: where it stopped and what it carries.
+/// A suspended body: the round it ends, where it stopped and what it carries.
 pub struct Suspension {
+    io: Box<Io>,
     step: &'static str,
     fingerprint: u64,
     carried: Vec<u8>,
@@ -197,6 +212,7 @@ enum Mode {
 
 /// One round of one handler.
 pub struct Io {
+    handler: &'static Handler,
     mode: Mode,
     caps: ClientCaps,
     /// The continuation this round resumes, if any.
@@ -214,6 +230,7 @@ pub struct Io {
 
 impl Io {
     pub(crate) fn modern(
+        handler: &'static Handler,
         runtime: Arc<Runtime>,
         binding: Binding,
         caps: ClientCaps,
@@ -225,6 +242,7 @@ impl Io {
             None => Default::default(),
         };
         Io {
+            handler,
             mode: Mode::Modern { runtime, binding },
             caps,
             resumed,
@@ -237,12 +255,14 @@ impl Io {
     }
 
     pub(crate) fn live(
+        handler: &'static Handler,
         peer: Peer<RoleServer>,
         version: ProtocolVersion,
         caps: ClientCaps,
         max_attempts: u32,
     ) -> Self {
         Io {
+            handler,
             mode: Mode::Live {
                 peer,
                 version,
@@ -259,38 +279,53 @@ impl Io {
         }
     }
 
-    /// The step this round resumes at, if the request carried a valid continuation.
-    pub fn resume_step(&self) -> Option<&str> {
-        self.resumed.as_ref().map(|c| c.step.as_str())
-    }
-
-    /// Checks the resumed step's layout fingerprint: the last check before any slot is trusted.
-    pub fn check_fingerprint(&self, expected: u64) -> Result<(), MrtrError> {
-        match &self.resumed {
-            Some(c) if c.fingerprint == expected => Ok(()),
-            Some(c) => Err(MrtrError::RejectedState(format!(
+    /// Where the body starts: `start` on a first round, else the resumed step's arm once its
+    /// layout fingerprint matches this build and its carried locals are back in `slots`.
+    pub fn restore(&mut self, slots: &mut impl Slots, start: u32) -> Result<u32, MrtrError> {
+        let Some(resumed) = &self.resumed else {
+            return Ok(start);
+        };
+        let step = self
+            .handler
+            .steps
+            .iter()
+            .find(|s| s.name == resumed.step)
+            .ok_or_else(|| MrtrError::RejectedState(format!("unknown step `{}`", resumed.step)))?;
+        let expected = step_fingerprint(step.layout, slots, step.mask);
+        if resumed.fingerprint != expected {
+            return Err(MrtrError::RejectedState(format!(
                 "layout fingerprint {:016x} of step `{}` does not match this build ({expected:016x})",
-                c.fingerprint, c.step
-            ))),
-            None => Err(MrtrError::Internal("no continuation to check".into())),
+                resumed.fingerprint, step.name
+            )));
         }
+        let mut rest = resumed.carried.as_slice();
+        let mut failure = None;
+        each_selected(slots, step.mask, |i, slot| {
+            if failure.is_none()
+                && let Err(e) = slot.restore(&mut rest)
+            {
+                let name = step.carried.get(i).copied().unwrap_or("?");
+                failure = Some(MrtrError::RejectedState(format!(
+                    "carried local `{name}`: {e}"
+                )));
+            }
+        });
+        if let Some(error) = failure {
+            return Err(error);
+        }
+        if !rest.is_empty() {
+            return Err(MrtrError::RejectedState(format!(
+                "{} unread bytes after the carried locals",
+                rest.len()
+            )));
+        }
+        Ok(step.pc)
     }
 
-    /// Reads the resumed continuation's carried locals.
-    pub fn carried(&self) -> SlotReader<'_> {
-        SlotReader::new(
-            self.resumed
-                .as_ref()
-                .map_or(&[][..], |c| c.carried.as_slice()),
-        )
-    }
-
-    /// A step whose name this build does not know.
-    pub fn unknown_step(&self) -> MrtrError {
-        MrtrError::RejectedState(format!(
-            "unknown step `{}`",
-            self.resume_step().unwrap_or("")
-        ))
+    /// The arm of step `step` (its index in the handler's steps), where a legacy round goes on
+    /// once the client has answered.
+    pub fn resume_pc(&self, step: usize) -> u32 {
+        self.handler.steps.get(step).map_or(u32::MAX, |s| s.pc)
     }
 
     /// Registers one ask of the step being entered; returns the marker that types its answer.
@@ -359,7 +394,14 @@ impl Io {
     }
 
     /// Legacy: sends every unanswered ask of the step to the client at once and waits.
-    pub async fn ask_live(&mut self) -> Result<(), MrtrError> {
+    ///
+    /// Boxed here so that the future's type, and the rmcp request machinery inside it, is
+    /// compiled once in this crate instead of inside every handler's future.
+    pub fn ask_live(&mut self) -> BoxFuture<'_, Result<(), MrtrError>> {
+        Box::pin(self.ask_live_now())
+    }
+
+    async fn ask_live_now(&mut self) -> Result<(), MrtrError> {
         let unanswered: Vec<(String, InputRequest)> = self
             .unanswered()
             .map(|(key, request)| (key.clone(), request.clone()))
@@ -404,83 +446,67 @@ impl Io {
         Ok(())
     }
 
-    /// Modern: ends this round at `step`; the parked slots are already in `slots`.
-    pub fn suspend<T>(
-        &mut self,
-        step: &'static str,
-        fingerprint: u64,
-        slots: SlotWriter,
-    ) -> Flow<T> {
-        match slots.into_result() {
-            Ok(carried) => Flow::Suspend(Suspension {
-                step,
-                fingerprint,
-                carried,
-            }),
-            Err(error) => Flow::Fail(error),
-        }
-    }
-
-    /// Turns the body's outcome into a `tools/call` response.
-    pub fn finish_tool<R>(self, out: Lifted<R>) -> Result<CallToolResponse, ErrorData>
-    where
-        R: Lift + IntoCallToolResult,
-    {
-        match self.conclude::<R>(out)? {
-            Concluded::Returned(value) => value.into_call_tool_result(),
-            Concluded::InputRequired(result) => Ok(CallToolResponse::InputRequired(result)),
-        }
-    }
-
-    /// Turns the body's outcome into a `prompts/get` response.
-    pub fn finish_prompt<R>(self, out: Lifted<R>) -> Result<PromptOutcome, ErrorData>
-    where
-        R: Lift + IntoGetPromptResult,
-    {
-        Ok(PromptOutcome(match self.conclude::<R>(out)? {
-            Concluded::Returned(value) => value.into_get_prompt_result()?,
-            Concluded::InputRequired(result) => GetPromptResponse::InputRequired(result),
-        }))
-    }
-
-    /// Turns the body's outcome into a `resources/read` response.
-    pub fn finish_resource<R>(
-        self,
-        out: Lifted<R>,
-    ) -> Result<rmcp::model::ReadResourceResponse, ErrorData>
-    where
-        R: Lift + IntoReadResourceResponse,
-    {
-        match self.conclude::<R>(out)? {
-            Concluded::Returned(value) => value.into_read_resource_response(),
-            Concluded::InputRequired(result) => {
-                Ok(rmcp::model::ReadResourceResponse::InputRequired(result))
+    /// Modern: ends this round at step `step` (its index in the handler's steps), saving the
+    /// slots the step carries.
+    pub fn suspend<T>(self, slots: &mut impl Slots, step: usize) -> Flow<T> {
+        let Some(info) = self.handler.steps.get(step) else {
+            return Flow::Fail(MrtrError::Internal(format!(
+                "mrtr lowering bug: no step {step}"
+            )));
+        };
+        let mut carried = Vec::new();
+        let mut failure = None;
+        each_selected(slots, info.mask, |i, slot| {
+            let name = info.carried.get(i).copied().unwrap_or("?");
+            match slot.save(&mut carried) {
+                _ if failure.is_some() => {}
+                Ok(true) => {}
+                Ok(false) => {
+                    failure = Some(MrtrError::Internal(format!(
+                        "mrtr lowering bug: slot `{name}` is empty at suspension"
+                    )))
+                }
+                Err(e) => {
+                    failure = Some(MrtrError::Internal(format!(
+                        "cannot encode carried local `{name}`: {e}"
+                    )))
+                }
             }
+        });
+        if let Some(error) = failure {
+            return Flow::Fail(error);
         }
+        let fingerprint = step_fingerprint(info.layout, slots, info.mask);
+        Flow::Suspend(Suspension {
+            io: Box::new(self),
+            step: info.name,
+            fingerprint,
+            carried,
+        })
     }
+}
 
-    /// What every request kind does with the body's outcome: hand back the user's value,
-    /// report a runtime failure, or seal the suspension.
-    fn conclude<R: Lift>(self, out: Lifted<R>) -> Result<Concluded<R>, ErrorData> {
-        match out {
-            Ok(Flow::Done(value)) => Ok(Concluded::Returned(R::join(Ok(value)))),
-            Err(error) => Ok(Concluded::Returned(R::join(Err(error)))),
-            Ok(Flow::Fail(error)) => Err(error.into()),
-            Ok(Flow::Suspend(suspension)) => Ok(Concluded::InputRequired(self.seal(suspension)?)),
-        }
+/// What every request kind does with the body's outcome: hand back the user's value, report a
+/// runtime failure, or seal the suspension.
+fn conclude<R: Lift>(out: Lifted<R>) -> Result<Concluded<R>, ErrorData> {
+    match out {
+        Ok(Flow::Done(value)) => Ok(Concluded::Returned(R::join(Ok(value)))),
+        Err(error) => Ok(Concluded::Returned(R::join(Err(error)))),
+        Ok(Flow::Fail(error)) => Err(error.into()),
+        Ok(Flow::Suspend(suspension)) => Ok(Concluded::InputRequired(suspension.seal()?)),
     }
+}
 
+impl Suspension {
     /// Gates the unanswered asks on this request's capabilities and seals the continuation.
-    pub(crate) fn seal(
-        self,
-        suspension: Suspension,
-    ) -> Result<rmcp::model::InputRequiredResult, MrtrError> {
-        let Mode::Modern { runtime, binding } = &self.mode else {
+    fn seal(self) -> Result<rmcp::model::InputRequiredResult, MrtrError> {
+        let io = &*self.io;
+        let Mode::Modern { runtime, binding } = &io.mode else {
             return Err(MrtrError::Internal("a legacy round suspended".into()));
         };
-        capability::gate(&self.caps, self.unanswered().map(|(_, r)| r))?;
+        capability::gate(&io.caps, io.unanswered().map(|(_, r)| r))?;
         let mut input_requests = InputRequests::new();
-        for (key, request) in self.unanswered() {
+        for (key, request) in io.unanswered() {
             let wire = serde_json::to_value(request)
                 .and_then(serde_json::from_value)
                 .map_err(|e| {
@@ -491,12 +517,12 @@ impl Io {
             input_requests.insert(key.clone(), wire);
         }
         let continuation = Continuation {
-            step: suspension.step.to_owned(),
-            fingerprint: suspension.fingerprint,
-            round: self.round + 1,
-            pending: self.pending.clone(),
-            answered: self.answered.clone(),
-            carried: suspension.carried,
+            step: self.step.to_owned(),
+            fingerprint: self.fingerprint,
+            round: io.round + 1,
+            pending: io.pending.clone(),
+            answered: io.answered.clone(),
+            carried: self.carried.clone(),
         };
         let token = runtime.sealer.seal(&continuation, binding)?;
         Ok(rmcp::model::InputRequiredResult::new(
@@ -504,4 +530,77 @@ impl Io {
             Some(token),
         ))
     }
+}
+
+/// The future rmcp awaits for a `tools/call`: the boxed body, then its outcome as a response.
+pub fn tool_response<'a, R>(
+    body: BoxFuture<'a, Lifted<R>>,
+) -> BoxFuture<'a, Result<CallToolResponse, ErrorData>>
+where
+    R: Lift + IntoCallToolResult + 'a,
+{
+    Box::pin(async move { tool_result::<R>(body.await) })
+}
+
+/// [`tool_response`] for `#[tool(local)]` handlers, whose futures need not be `Send`.
+pub fn tool_response_local<'a, R>(
+    body: LocalBoxFuture<'a, Lifted<R>>,
+) -> LocalBoxFuture<'a, Result<CallToolResponse, ErrorData>>
+where
+    R: Lift + IntoCallToolResult + 'a,
+{
+    Box::pin(async move { tool_result::<R>(body.await) })
+}
+
+fn tool_result<R: Lift + IntoCallToolResult>(
+    out: Lifted<R>,
+) -> Result<CallToolResponse, ErrorData> {
+    match conclude::<R>(out)? {
+        Concluded::Returned(value) => value.into_call_tool_result(),
+        Concluded::InputRequired(result) => Ok(CallToolResponse::InputRequired(result)),
+    }
+}
+
+/// The future rmcp awaits for a `prompts/get`.
+pub fn prompt_response<'a, R>(
+    body: BoxFuture<'a, Lifted<R>>,
+) -> BoxFuture<'a, Result<PromptOutcome, ErrorData>>
+where
+    R: Lift + IntoGetPromptResult + 'a,
+{
+    Box::pin(async move { prompt_result::<R>(body.await) })
+}
+
+/// [`prompt_response`] for `#[prompt(local)]` handlers.
+pub fn prompt_response_local<'a, R>(
+    body: LocalBoxFuture<'a, Lifted<R>>,
+) -> LocalBoxFuture<'a, Result<PromptOutcome, ErrorData>>
+where
+    R: Lift + IntoGetPromptResult + 'a,
+{
+    Box::pin(async move { prompt_result::<R>(body.await) })
+}
+
+fn prompt_result<R: Lift + IntoGetPromptResult>(
+    out: Lifted<R>,
+) -> Result<PromptOutcome, ErrorData> {
+    Ok(PromptOutcome(match conclude::<R>(out)? {
+        Concluded::Returned(value) => value.into_get_prompt_result()?,
+        Concluded::InputRequired(result) => GetPromptResponse::InputRequired(result),
+    }))
+}
+
+/// What a `#[mrtr_tool(resource)]` method returns to the server's `read_resource`.
+pub fn resource_response<'a, R>(
+    body: BoxFuture<'a, Lifted<R>>,
+) -> BoxFuture<'a, Result<ReadResourceResponse, ErrorData>>
+where
+    R: Lift + IntoReadResourceResponse + 'a,
+{
+    Box::pin(async move {
+        match conclude::<R>(body.await)? {
+            Concluded::Returned(value) => value.into_read_resource_response(),
+            Concluded::InputRequired(result) => Ok(ReadResourceResponse::InputRequired(result)),
+        }
+    })
 }

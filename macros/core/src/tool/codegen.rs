@@ -1,7 +1,11 @@
-//! Emits the lowered body from the IR and the plan: hoisted slots and witnesses, the resume
-//! prologue, and the `'__mrtr_dispatch: loop { match pc { .. } }` with one arm per resume
-//! point, join, loop head and loop exit. Nothing here re-analyses syntax: what is live, where
-//! each arm starts and which jumps leave which loop were decided before.
+//! Emits the lowered body from the IR and the plan: hoisted slots, the resume prologue, and the
+//! `'__mrtr_dispatch: loop { match pc { .. } }` with one arm per resume point, join, loop head
+//! and loop exit. Nothing here re-analyses syntax: what is live, where each arm starts and which
+//! jumps leave which loop were decided before.
+//!
+//! The generated code is kept lean on purpose: it is compiled once per handler, so saving and
+//! restoring a step is one runtime call over the slot tuple (`Io::restore`, `Io::suspend`), and
+//! the one `.await` the machine adds (the legacy client round) sits outside the dispatch loop.
 
 use std::collections::BTreeSet;
 
@@ -44,18 +48,54 @@ impl Gen<'_> {
         self.binding(b).ident.clone()
     }
 
-    pub fn slot(&self, b: BindingId) -> Ident {
+    /// The `Option` a binding is parked in between arms: a field of the carried tuple for the
+    /// bindings a continuation may save, else a local of its own.
+    pub fn slot(&self, b: BindingId) -> TokenStream {
+        match self.carried_slot(b) {
+            Some(slot) => quote!(#slot.value),
+            None => {
+                let ident = self.slot_local(b);
+                quote!(#ident)
+            }
+        }
+    }
+
+    fn slot_local(&self, b: BindingId) -> Ident {
         let binding = self.binding(b);
         let name = binding.ident.to_string();
         let name = name.trim_start_matches("__mrtr_").trim_start_matches("r#");
         Ident::new(&format!("__mrtr_s_{name}_{b}"), binding.ident.span())
     }
 
-    fn witness(&self, b: BindingId) -> Ident {
-        let binding = self.binding(b);
-        let name = binding.ident.to_string();
-        let name = name.trim_start_matches("__mrtr_").trim_start_matches("r#");
-        Ident::new(&format!("__mrtr_vt_{name}_{b}"), binding.ident.span())
+    /// The carried slot (`mrtr::Slot`) of a binding some step saves: `__mrtr_c.i`, or
+    /// `__mrtr_c.j.i` once there are more than a tuple's worth.
+    fn carried_slot(&self, b: BindingId) -> Option<TokenStream> {
+        let index = self.plan.carried.iter().position(|&c| c == b)?;
+        let field = |i: usize| syn::Index::from(i);
+        Some(if self.plan.carried.len() <= TUPLE {
+            let i = field(index);
+            quote!(__mrtr_c.#i)
+        } else {
+            let (outer, inner) = (field(index / TUPLE), field(index % TUPLE));
+            quote!(__mrtr_c.#outer.#inner)
+        })
+    }
+
+    /// Bit `i` set for each carried slot `i` the step saves.
+    pub fn step_mask(&self, site: SiteId) -> u64 {
+        self.step_slots(site)
+            .into_iter()
+            .filter_map(|b| self.plan.carried.iter().position(|&c| c == b))
+            .fold(0, |mask, i| mask | (1 << i))
+    }
+
+    /// The program counter value of a site's resume arm.
+    pub fn resume_pc(&self, site: SiteId) -> u32 {
+        self.plan
+            .arms
+            .iter()
+            .position(|arm| matches!(arm, Arm::Resume(s) if *s == site))
+            .expect("every site has a resume arm") as u32
     }
 
     fn transfer(c: ConstructId) -> Ident {
@@ -64,10 +104,6 @@ impl Gen<'_> {
 
     fn marker(key: &Ident) -> Ident {
         format_ident!("__mrtr_m_{}", key)
-    }
-
-    fn layout_ident(&self, site: SiteId) -> Ident {
-        format_ident!("__MRTR_LAYOUT_{}", site)
     }
 
     /// The program counter's value for an arm: a named `u32` constant (enums would cost each
@@ -81,10 +117,6 @@ impl Gen<'_> {
         };
         let ident = Ident::new(&name, Span::call_site());
         quote!(#ident)
-    }
-
-    fn fingerprint_ident(site: SiteId) -> Ident {
-        format_ident!("__mrtr_fp{}", site)
     }
 
     /// The serialized slots of a step, in their fixed order.
@@ -160,7 +192,7 @@ impl Gen<'_> {
         }
         let counters = loops.iter().map(|&c| {
             let b = self.body.constructs[c].kind.counter().expect("loop");
-            let slot = self.slot(b);
+            let slot = self.carried_slot(b).expect("a loop index is carried");
             let wire = &self.binding(b).wire;
             attempt(quote!(#rt::counter(&#slot, #wire)))
         });
@@ -672,7 +704,6 @@ impl Gen<'_> {
     }
 
     fn resume_arm(&self, site: SiteId) -> TokenStream {
-        let rt = rt();
         let s = &self.body.sites[site];
         let (frame, index) = self.plan.site_at[site];
         let node = &self.body.frames[frame].stmts[index];
@@ -697,31 +728,24 @@ impl Gen<'_> {
         let oks = answers
             .iter()
             .map(|a| quote!(::core::result::Result::Ok(#a)));
-        let slots = self.step_slots(site);
-        let puts = slots.iter().map(|&b| {
-            let vt = self.witness(b);
-            let slot = self.slot(b);
-            let wire = &self.binding(b).wire;
-            quote!(__mrtr_w.keep(&#vt, #wire, &#slot))
-        });
-        let step = &s.step;
-        let fingerprint = Self::fingerprint_ident(site);
-        let ask_live = attempt(quote!(__mrtr_io.ask_live().await));
-        let decode = quote! {
-            #(#takes)*
-            let (#(#answers,)*) = match (#(#answers,)*) {
-                (#(#oks,)*) => (#(#answers,)*),
-                _ => {
-                    if __mrtr_io.is_live() {
-                        #ask_live;
-                        continue '__mrtr_dispatch;
-                    }
-                    let mut __mrtr_w = #rt::SlotWriter::new();
-                    #(#puts;)*
-                    return ::core::result::Result::Ok(__mrtr_io.suspend(#step, #fingerprint, __mrtr_w));
-                }
-            };
-            __mrtr_io.settle();
+        // A missing answer leaves the dispatch loop with the step's index: the code after the
+        // loop awaits a legacy client or seals the step, once for every step.
+        let decode = if answers.len() == 1 {
+            quote! {
+                #(#takes)*
+                let ::core::result::Result::Ok(__mrtr_a0) = __mrtr_a0 else {
+                    break '__mrtr_dispatch #site;
+                };
+                __mrtr_io.settle();
+            }
+        } else {
+            quote! {
+                #(#takes)*
+                let (#(#oks,)*) = (#(#answers,)*) else {
+                    break '__mrtr_dispatch #site;
+                };
+                __mrtr_io.settle();
+            }
         };
         let answer = if answers.len() == 1 {
             quote!(__mrtr_a0)
@@ -744,39 +768,49 @@ impl Gen<'_> {
         quote!(#decode #rest)
     }
 
-    fn fingerprint(&self, site: SiteId) -> TokenStream {
-        let rt = rt();
-        let layout = self.layout_ident(site);
-        let names = self.step_slots(site).into_iter().map(|b| {
-            let slot = self.slot(b);
-            quote!(#rt::tn(&#slot))
-        });
-        quote!(#rt::fingerprint(#layout, &[#(#names),*]))
-    }
-
-    /// The whole lowered body.
-    pub fn body_tokens(&self) -> TokenStream {
+    /// The whole lowered body; `open` is the expression that opens the round (`Io`).
+    pub fn body_tokens(&self, open: TokenStream) -> TokenStream {
         let rt = rt();
         let items = &self.body.items;
-        let slots = self.plan.slotted.iter().map(|&b| {
-            let binding = self.binding(b);
-            let slot = self.slot(b);
-            let span = binding.ident.span();
-            if binding.kind == BindingKind::Param {
-                let local = self.local(b);
-                quote_spanned!(span=> let mut #slot = ::core::option::Option::Some(#local);)
-            } else if let Some(ty) = &binding.ty {
-                quote_spanned!(span=> let mut #slot: ::core::option::Option<#ty> = ::core::option::Option::None;)
-            } else {
-                quote_spanned!(span=> let mut #slot = ::core::option::Option::None;)
-            }
-        });
-        let witnesses = self.plan.carried.iter().map(|&b| {
-            let span = self.binding(b).ident.span();
-            let vt = self.witness(b);
-            let slot = self.slot(b);
-            quote_spanned!(span=> let #vt = ::mrtr::__private::carry_vt(&#slot);)
-        });
+        let slots = self
+            .plan
+            .slotted
+            .iter()
+            .filter(|b| !self.plan.carried.contains(b))
+            .map(|&b| {
+                let binding = self.binding(b);
+                let slot = self.slot_local(b);
+                let span = binding.ident.span();
+                if binding.kind == BindingKind::Param {
+                    let local = self.local(b);
+                    quote_spanned!(span=> let mut #slot = ::core::option::Option::Some(#local);)
+                } else if let Some(ty) = &binding.ty {
+                    quote_spanned!(span=> let mut #slot: ::core::option::Option<#ty> = ::core::option::Option::None;)
+                } else {
+                    quote_spanned!(span=> let mut #slot = ::core::option::Option::None;)
+                }
+            });
+        // Each carried slot is made where its `Carry` bound is checked, at the user's binding.
+        let carried: Vec<TokenStream> = self
+            .plan
+            .carried
+            .iter()
+            .map(|&b| {
+                let binding = self.binding(b);
+                let span = binding.ident.span();
+                // Spelled out (not `#rt`) so that every token of the call carries the span.
+                match &binding.ty {
+                    Some(ty) => quote_spanned!(span=> ::mrtr::__private::slot::<#ty>()),
+                    None => quote_spanned!(span=> ::mrtr::__private::slot()),
+                }
+            })
+            .collect();
+        let carried = if carried.len() <= TUPLE {
+            quote!((#(#carried,)*))
+        } else {
+            let chunks = carried.chunks(TUPLE).map(|chunk| quote!((#(#chunk,)*)));
+            quote!((#(#chunks,)*))
+        };
         let transfers = self
             .body
             .constructs
@@ -800,44 +834,34 @@ impl Gen<'_> {
             let m = Self::marker(&k.key);
             quote!(let mut #m = ::core::marker::PhantomData;)
         });
-        let layouts = (0..self.body.sites.len()).map(|site| {
-            let ident = self.layout_ident(site);
-            let tail = self.layout(site);
-            quote!(const #ident: &str = ::core::concat!("mrtr-lowering/1|", ::core::module_path!(), #tail);)
-        });
         let pcs = self.plan.arms.iter().enumerate().map(|(value, &arm)| {
             let pc = self.pc(arm);
             let value = value as u32;
             quote!(const #pc: u32 = #value;)
         });
-        let fingerprints = (0..self.body.sites.len()).map(|site| {
-            let ident = Self::fingerprint_ident(site);
-            let value = self.fingerprint(site);
-            quote!(let #ident = #value;)
-        });
-        let restores = (0..self.body.sites.len()).map(|site| {
-            let step = &self.body.sites[site].step;
-            let pc = self.pc(Arm::Resume(site));
-            let fingerprint = Self::fingerprint_ident(site);
-            let check = attempt(quote!(__mrtr_io.check_fingerprint(#fingerprint)));
-            let takes = self.step_slots(site).into_iter().map(|b| {
-                let slot = self.slot(b);
-                let vt = self.witness(b);
-                let wire = &self.binding(b).wire;
-                quote!(__mrtr_rd.fill(&#vt, #wire, &mut #slot);)
-            });
-            let finish = attempt(quote!(__mrtr_rd.finish()));
-            quote! {
-                #step => {
-                    #check;
-                    let mut __mrtr_rd = __mrtr_io.carried();
-                    #(#takes)*
-                    #finish;
-                    __mrtr_pc = #pc;
-                }
-            }
-        });
+        let open = attempt(open);
+        let start = self.pc(Arm::Start);
+        let restore = attempt(quote!(__mrtr_io.restore(&mut __mrtr_c, #start)));
+        let ask_live = attempt(quote!(__mrtr_io.ask_live().await));
         let arms = self.plan.arms.iter().map(|&arm| self.arm(arm));
+        let suspended = if self.body.sites.is_empty() {
+            // No `ask!`: the dispatch loop only ends by returning.
+            quote!(match __mrtr_step {})
+        } else {
+            quote! {
+                if __mrtr_io.is_live() {
+                    #ask_live;
+                    __mrtr_pc = __mrtr_io.resume_pc(__mrtr_step);
+                    continue;
+                }
+                return ::core::result::Result::Ok(__mrtr_io.suspend(&mut __mrtr_c, __mrtr_step));
+            }
+        };
+        let step_type = if self.body.sites.is_empty() {
+            quote!(::core::convert::Infallible)
+        } else {
+            quote!(usize)
+        };
         quote! {
             macro_rules! __mrtr_try {
                 ($result:expr) => {
@@ -851,32 +875,32 @@ impl Gen<'_> {
             }
             #(#items)*
             #(#pcs)*
-            #(#layouts)*
+            let mut __mrtr_io = #open;
             #(#slots)*
-            #(#witnesses)*
+            let mut __mrtr_c = #carried;
             #(#transfers)*
             #(#markers)*
-            #(#fingerprints)*
-            let mut __mrtr_pc: u32 = __MRTR_PC_START;
-            if let ::core::option::Option::Some(__mrtr_step) = __mrtr_io.resume_step() {
-                match __mrtr_step {
-                    #(#restores)*
-                    _ => return ::core::result::Result::Ok(#rt::Flow::Fail(__mrtr_io.unknown_step())),
-                }
-            }
-            '__mrtr_dispatch: loop {
-                match __mrtr_pc {
-                    #(#arms)*
-                    _ => {
-                        return ::core::result::Result::Ok(#rt::Flow::Fail(#rt::MrtrError::Internal(
-                            ::std::string::String::from("mrtr lowering bug: no arm for this program counter"),
-                        )));
+            let mut __mrtr_pc: u32 = #restore;
+            loop {
+                let __mrtr_step: #step_type = '__mrtr_dispatch: loop {
+                    match __mrtr_pc {
+                        #(#arms)*
+                        _ => {
+                            return ::core::result::Result::Ok(#rt::Flow::Fail(#rt::MrtrError::Internal(
+                                ::std::string::String::from("mrtr lowering bug: no arm for this program counter"),
+                            )));
+                        }
                     }
-                }
+                };
+                #suspended
             }
         }
     }
 }
+
+/// Carried slots per tuple: the runtime implements `Slots` for tuples up to this size; more are
+/// nested as a tuple of tuples.
+const TUPLE: usize = 12;
 
 /// `AfterTargetEnv` → `AFTER_TARGET_ENV`.
 fn upper_snake(step: &str) -> String {

@@ -2,9 +2,9 @@
 //! lower (arms, slots) → codegen.
 //!
 //! The attribute sits above rmcp's `#[tool(..)]`/`#[prompt(..)]` inside a `#[tool_router]` impl.
-//! It emits three impl items: the thin method rmcp registers (same name, attributes and docs;
-//! it opens the round and finishes it), the hidden lowered body, and an associated const
-//! listing the resume steps for rustdoc.
+//! It emits three impl items: the thin method rmcp registers (same name, attributes and docs; a
+//! plain `fn` that boxes the body and hands it to the runtime's response function), the hidden
+//! lowered body, and an associated const listing the resume steps for rustdoc.
 
 mod ask;
 mod build;
@@ -171,7 +171,14 @@ fn lower_method(method: &ImplItemFn, resource: bool, errors: &mut Errors) -> Opt
         fn_name: name,
         local: is_local(method),
     };
-    let lowered = machine.body_tokens();
+    if plan.carried.len() > 64 {
+        errors.at(
+            &method.sig.ident,
+            "this handler carries more than 64 locals across its `ask!`s; group some into a struct",
+        );
+        return None;
+    }
+    let lowered = machine.body_tokens(quote!(__mrtr_call.open(&__MRTR_HANDLER)));
     Some(emit(method, kind, &ret, &machine, lowered))
 }
 
@@ -299,30 +306,50 @@ fn emit(
     let body_params = typed.iter().map(|t| quote!(#t));
     let attrs = forward_attrs(method, kind, ret);
 
-    let (call_ty, finish, response) = match kind {
+    let local = machine.local && kind != Kind::Resource;
+    let (call_ty, respond, response) = match kind {
         Kind::Tool => (
             quote!(ToolCall),
-            quote!(finish_tool),
+            if local {
+                quote!(tool_response_local)
+            } else {
+                quote!(tool_response)
+            },
             quote!(::mrtr::__private::rmcp::model::CallToolResponse),
         ),
         Kind::Prompt => (
             quote!(PromptCall),
-            quote!(finish_prompt),
+            if local {
+                quote!(prompt_response_local)
+            } else {
+                quote!(prompt_response)
+            },
             quote!(::mrtr::__private::PromptOutcome),
         ),
         Kind::Resource => (
             quote!(ResourceCall),
-            quote!(finish_resource),
+            quote!(resource_response),
             quote!(::mrtr::__private::rmcp::model::ReadResourceResponse),
         ),
     };
-    let (receiver_param, receiver_arg, body_receiver) = match receiver {
+    // The future borrows `&self` like the `async fn` it replaces (rmcp does the same rewrite).
+    let (receiver_param, receiver_arg, body_receiver, lifetime) = match receiver {
         Some(r) => {
             let self_token = r.self_token;
-            (quote!(#r,), quote!(#self_token,), quote!(#r,))
+            let lifetime = match &r.kind {
+                syn::ReceiverKind::Reference(_, Some(lifetime), ..) => quote!(#lifetime),
+                syn::ReceiverKind::Reference(..) => quote!('_),
+                _ => quote!('static),
+            };
+            (quote!(#r,), quote!(#self_token,), quote!(#r,), lifetime)
         }
-        None => (quote!(), quote!(), quote!()),
+        None => (quote!(), quote!(), quote!(), quote!('static)),
     };
+    let send = (!local).then(|| quote!(+ ::core::marker::Send));
+    let boxed = |output: TokenStream| quote!(::core::pin::Pin<::std::boxed::Box<dyn ::core::future::Future<Output = #output> #send + #lifetime>>);
+    let returned =
+        boxed(quote!(::core::result::Result<#response, ::mrtr::__private::rmcp::ErrorData>));
+    let body_future = boxed(quote!(::mrtr::__private::Lifted<#ret>));
 
     let steps = step_infos(machine);
     let mut capabilities: Vec<&str> = machine
@@ -341,24 +368,22 @@ fn emit(
 
     quote_spanned! {span=>
         #(#attrs)*
-        #vis async fn #name(#receiver_param __mrtr_call: ::mrtr::__private::#call_ty, #(#thin_params),*)
-            -> ::core::result::Result<#response, ::mrtr::__private::rmcp::ErrorData>
+        #vis fn #name(#receiver_param __mrtr_call: ::mrtr::__private::#call_ty, #(#thin_params),*) -> #returned {
+            let __mrtr_body: #body_future =
+                ::std::boxed::Box::pin(Self::#body_fn(#receiver_arg __mrtr_call, #(#forwarded),*));
+            ::mrtr::__private::#respond::<#ret>(__mrtr_body)
+        }
+
+        #[doc(hidden)]
+        #[allow(unused_mut, unreachable_code, clippy::all, clippy::pedantic)]
+        async fn #body_fn(#body_receiver __mrtr_call: ::mrtr::__private::#call_ty, #(#body_params),*)
+            -> ::mrtr::__private::Lifted<#ret>
         {
             static __MRTR_HANDLER: ::mrtr::__private::Handler = ::mrtr::__private::Handler {
                 path: ::core::concat!(::core::module_path!(), #path),
                 steps: &[#(#steps),*],
                 capabilities: &[#(#capabilities),*],
             };
-            let mut __mrtr_io = __mrtr_call.begin(&__MRTR_HANDLER)?;
-            let __mrtr_out = Self::#body_fn(#receiver_arg &mut __mrtr_io, #(#forwarded),*).await;
-            __mrtr_io.#finish::<#ret>(__mrtr_out)
-        }
-
-        #[doc(hidden)]
-        #[allow(unused_mut, unreachable_code, clippy::all, clippy::pedantic)]
-        async fn #body_fn(#body_receiver __mrtr_io: &mut ::mrtr::__private::Io, #(#body_params),*)
-            -> ::mrtr::__private::Lifted<#ret>
-        {
             #lowered
         }
 
@@ -369,15 +394,31 @@ fn emit(
 }
 
 fn step_infos(machine: &codegen::Gen<'_>) -> Vec<TokenStream> {
-    machine.body
+    machine
+        .body
         .sites
         .iter()
         .enumerate()
         .map(|(site, s)| {
             let name = &s.step;
             let keys = s.keys.iter().map(|k| machine.key_display(site, &k.key));
-            let carried = machine.step_slots(site).into_iter().map(|b| machine.body.bindings[b].wire.clone());
-            quote!(::mrtr::__private::StepInfo { name: #name, keys: &[#(#keys),*], carried: &[#(#carried),*] })
+            let carried = machine
+                .step_slots(site)
+                .into_iter()
+                .map(|b| machine.body.bindings[b].wire.clone());
+            let pc = machine.resume_pc(site);
+            let mask = machine.step_mask(site);
+            let layout = machine.layout(site);
+            quote! {
+                ::mrtr::__private::StepInfo {
+                    name: #name,
+                    keys: &[#(#keys),*],
+                    carried: &[#(#carried),*],
+                    pc: #pc,
+                    mask: #mask,
+                    layout: ::core::concat!("mrtr-lowering/1|", ::core::module_path!(), #layout),
+                }
+            }
         })
         .collect()
 }
