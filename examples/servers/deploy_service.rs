@@ -49,6 +49,9 @@ pub struct Deployer {
     ops: Ops,
 }
 
+// On the impl, `#[mrtr_tool]` also emits each handler's step enum (`DeployServiceStep`, ...)
+// beside it, where rustdoc shows it.
+#[mrtr_tool]
 #[tool_router]
 impl Deployer {
     pub fn new(ops: Ops) -> Self {

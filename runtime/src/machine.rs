@@ -55,8 +55,10 @@ pub struct StepInfo {
     /// The locals carried to this step, in the order they are saved.
     pub carried: &'static [&'static str],
     /// Where the body resumes: the program counter of the step's arm.
+    #[doc(hidden)]
     pub pc: u32,
     /// Which of the handler's slots the step carries (bit `i` = slot `i`).
+    #[doc(hidden)]
     pub mask: u64,
     /// Handler path, step, keys and carried names: hashed with the slots' type names into the
     /// step's layout fingerprint.

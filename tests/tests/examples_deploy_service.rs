@@ -327,3 +327,22 @@ async fn a_failed_sampling_request_falls_back_to_the_raw_list() {
     );
     session.close().await;
 }
+
+#[test]
+fn the_step_enums_beside_the_impl_name_each_resume_point_and_what_it_carries() {
+    use mrtr_examples::servers::deploy_service::{DeployServiceStep, SummarizeIncidentsStep};
+
+    assert_eq!(DeployServiceStep::ALL, [DeployServiceStep::AfterTargetEnv]);
+    let step = DeployServiceStep::AfterTargetEnv;
+    assert_eq!(step.name(), "AfterTargetEnv");
+    assert_eq!(step.info().keys, ["target_env"]);
+    assert_eq!(step.info().carried, ["plan"]);
+    // The enum and the table the runtime resumes from are one and the same.
+    assert_eq!(step.info().name, Deployer::DEPLOY_SERVICE_STEPS[0].name);
+
+    let step = SummarizeIncidentsStep::AfterSummary;
+    assert_eq!(SummarizeIncidentsStep::ALL, [step]);
+    assert_eq!(step.info().keys, ["summary"]);
+    // The cache key, not the digest it names, crosses the wire.
+    assert_eq!(step.info().carried, ["digest_key"]);
+}

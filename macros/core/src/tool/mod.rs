@@ -17,6 +17,7 @@ mod misplaced;
 mod patterns;
 mod placeholder;
 mod rewrite;
+mod steps;
 mod uses;
 mod validate;
 
@@ -28,12 +29,15 @@ use syn::{FnArg, ImplItemFn, Pat, ReturnType, Type};
 use errors::Errors;
 
 pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
+    if let Ok(item) = syn::parse2::<syn::ItemImpl>(item.clone()) {
+        return steps::expand(args, item);
+    }
     let method: ImplItemFn = match syn::parse2(item.clone()) {
         Ok(method) => method,
         Err(e) => {
             let error = syn::Error::new(
                 e.span(),
-                "`#[mrtr_tool]` goes on an `async fn` handler inside a `#[tool_router]` impl",
+                "`#[mrtr_tool]` goes on an `async fn` handler inside a `#[tool_router]` impl (or on the impl itself, for the handlers' step enums)",
             );
             let error = error.to_compile_error();
             return quote!(#error #item);
