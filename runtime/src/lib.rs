@@ -81,6 +81,14 @@ pub mod __private {
     pub use ::serde;
     pub use ::serde_json;
 
+    /// What an `ask!` becomes in the handler `#[mrtr_tool]` emits next to its compile errors: an
+    /// answer typed by the request, so rustc keeps checking the rest of the body without a
+    /// knock-on error. That code never runs: the compile errors beside it stop the build.
+    #[doc(hidden)]
+    pub fn unlowered<T>(_request: crate::Ask<T>) -> crate::Answer<T> {
+        ::core::unreachable!("`#[mrtr_tool]` emits this only next to a compile error")
+    }
+
     /// The request builders, imported around each `ask!` request expression so that users can
     /// write `elicit::<T>(..)` without importing it.
     pub mod requests {

@@ -15,13 +15,14 @@ mod liveness;
 mod lower;
 mod misplaced;
 mod patterns;
+mod placeholder;
 mod rewrite;
 mod steps;
 mod uses;
 mod validate;
 
 use proc_macro2::{Span, TokenStream};
-use quote::{format_ident, quote, quote_spanned};
+use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{FnArg, ImplItemFn, Pat, ReturnType, Type};
 
@@ -56,21 +57,20 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     }
 }
 
-/// On any error: the compile errors, plus the method with its signature intact and its body
-/// replaced, so the surrounding `#[tool_router]` impl still type-checks and the only errors the
-/// user sees are ours (tokio-macros style). The original body is not kept: each `ask!` in it
-/// would add a second, misleading error.
+/// On any error: the compile errors, plus the method as written (attributes, signature, body)
+/// with each `ask!` replaced by an answer of its request's type, so the surrounding
+/// `#[tool_router]` impl still type-checks, rustc and rust-analyzer keep checking the user's own
+/// code, and the only `ask!`-related errors are ours (tokio-macros style).
 fn fallback(method: &ImplItemFn, errors: &Errors) -> TokenStream {
     let compile_errors = errors.to_compile_errors();
-    let mut stub = method.clone();
-    stub.block = syn::parse_quote!({
-        ::core::unimplemented!("`#[mrtr_tool]` could not lower this handler")
-    });
-    stub.attrs.insert(
-        0,
-        syn::parse_quote!(#[allow(unused_variables, unreachable_code)]),
-    );
-    quote!(#compile_errors #stub)
+    // Printed whole, the method ends with its body's group, inner attributes included.
+    let mut head: Vec<proc_macro2::TokenTree> = method.to_token_stream().into_iter().collect();
+    let body = placeholder::replace_asks(head.pop().into_iter().collect());
+    let allow = body
+        .diverges
+        .then(|| quote!(#[allow(unreachable_code, unused_variables)]));
+    let body = body.tokens;
+    quote!(#compile_errors #allow #(#head)* #body)
 }
 
 #[derive(Clone, Copy, PartialEq)]
