@@ -13,6 +13,8 @@
 # Usage: tests/build-cost/run.sh            (debug profile, 3 timed runs each)
 #        RUNS=5 PROFILE=release tests/build-cost/run.sh
 # Env:   HANDLERS (50), RUNS (3), PROFILE (dev|release), TARGET_RATIO (1.3),
+#        USER_AWAIT (0; 1 = each handler also awaits its own async fn before the first ask, so
+#        the ported state machine holds its slots across a user `.await`),
 #        BUILD_COST_DIR (where the crates are generated; default: a temp dir, removed on exit)
 set -euo pipefail
 
@@ -21,6 +23,11 @@ handlers="${HANDLERS:-50}"
 runs="${RUNS:-3}"
 profile="${PROFILE:-dev}"
 target_ratio="${TARGET_RATIO:-1.3}"
+if [[ "${USER_AWAIT:-0}" == 1 ]]; then
+    plan_expr='format!("{}-$i", plan_for(&args.service).await)'
+else
+    plan_expr='format!("plan-{}-$i", args.service)'
+fi
 if [[ -n "${BUILD_COST_DIR:-}" ]]; then
     work="$BUILD_COST_DIR"
     mkdir -p "$work"
@@ -83,6 +90,11 @@ pub struct Note {
 }
 rmcp::elicit_safe!(Note);
 
+#[allow(dead_code)]
+async fn plan_for(service: &str) -> String {
+    std::future::ready(format!("plan-{service}")).await
+}
+
 fn text(text: impl Into<String>) -> CallToolResult {
     CallToolResult::success(vec![ContentBlock::text(text.into())])
 }
@@ -96,7 +108,7 @@ EOF
         cat <<EOF
     #[tool(description = "handler $i")]
     async fn handler_$i(&self, Parameters(args): Parameters<Args>, peer: Peer<RoleServer>) -> Result<CallToolResult, ErrorData> {
-        let plan = format!("plan-{}-$i", args.service);
+        let plan = ${plan_expr//\$i/$i};
         let target = match peer.elicit::<Target>(format!("Deploy {} ($i)?", args.service)).await {
             Ok(Some(target)) => target,
             Ok(None) | Err(_) => return Ok(text("declined")),
@@ -136,6 +148,11 @@ pub struct Note {
     pub text: String,
 }
 
+#[allow(dead_code)]
+async fn plan_for(service: &str) -> String {
+    std::future::ready(format!("plan-{service}")).await
+}
+
 fn text(text: impl Into<String>) -> CallToolResult {
     CallToolResult::success(vec![ContentBlock::text(text.into())])
 }
@@ -150,7 +167,7 @@ EOF
     #[mrtr_tool]
     #[tool(description = "handler $i")]
     async fn handler_$i(&self, Parameters(args): Parameters<Args>) -> Result<CallToolResult, ErrorData> {
-        let plan = format!("plan-{}-$i", args.service);
+        let plan = ${plan_expr//\$i/$i};
         let target = ask!(target_env: elicit::<Target>(format!("Deploy {} ($i)?", args.service)));
         let Answer::Accept(target) = target else { return Ok(text("declined")) };
         let note = ask!(note: elicit::<Note>(format!("Note for {}?", target.environment)));
