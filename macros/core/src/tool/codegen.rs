@@ -36,7 +36,7 @@ fn rt() -> TokenStream {
 /// Unwraps a runtime `Result` through the body's local `__mrtr_try!`: the runtime's errors end
 /// the round as a JSON-RPC error whatever the user's error type is, so `?` cannot be used.
 fn attempt(expr: TokenStream) -> TokenStream {
-    quote!(__mrtr_try!(#expr))
+    quote!(::mrtr::__mrtr_try!(#expr))
 }
 
 impl Gen<'_> {
@@ -140,15 +140,16 @@ impl Gen<'_> {
 
     /// The program counter's value for an arm: a named `u32` constant (enums would cost each
     /// handler three derived impls for nothing the dispatch needs).
+    /// The program counter's value for an arm: its index, as a literal (a named constant per arm
+    /// would be one more item per arm for rustc to check, in every handler).
     fn pc(&self, arm: Arm) -> TokenStream {
-        let name = match arm {
-            Arm::Start => "__MRTR_PC_START".to_owned(),
-            Arm::Resume(site) => format!("__MRTR_PC_{}", upper_snake(&self.body.sites[site].step)),
-            Arm::Join(c) => format!("__MRTR_PC_JOIN{c}"),
-            Arm::Head(c) => format!("__MRTR_PC_HEAD{c}"),
-        };
-        let ident = Ident::new(&name, Span::call_site());
-        quote!(#ident)
+        let index = self
+            .plan
+            .arms
+            .iter()
+            .position(|a| a == &arm)
+            .expect("every arm is planned") as u32;
+        quote!(#index)
     }
 
     /// The serialized slots of a step, in their fixed order.
@@ -872,11 +873,6 @@ impl Gen<'_> {
             let witness = format_ident!("__mrtr_ty_{}", b);
             quote!(let mut #witness = ::core::marker::PhantomData;)
         });
-        let pcs = self.plan.arms.iter().enumerate().map(|(value, &arm)| {
-            let pc = self.pc(arm);
-            let value = value as u32;
-            quote!(const #pc: u32 = #value;)
-        });
         let open = attempt(open);
         let start = self.pc(Arm::Start);
         let restore = attempt(quote!(__mrtr_io.restore(&mut __mrtr_c, #start)));
@@ -901,18 +897,7 @@ impl Gen<'_> {
             quote!(usize)
         };
         quote! {
-            macro_rules! __mrtr_try {
-                ($result:expr) => {
-                    match $result {
-                        ::core::result::Result::Ok(value) => value,
-                        ::core::result::Result::Err(error) => {
-                            return ::core::result::Result::Ok(#rt::Flow::Fail(error));
-                        }
-                    }
-                };
-            }
             #(#items)*
-            #(#pcs)*
             let mut __mrtr_io = #open;
             #(#slots)*
             let mut __mrtr_c = #carried;
@@ -940,18 +925,6 @@ impl Gen<'_> {
 /// Carried slots per tuple: the runtime implements `Slots` for tuples up to this size; more are
 /// nested as a tuple of tuples.
 const TUPLE: usize = 12;
-
-/// `AfterTargetEnv` → `AFTER_TARGET_ENV`.
-fn upper_snake(step: &str) -> String {
-    let mut out = String::new();
-    for (i, c) in step.chars().enumerate() {
-        if c.is_uppercase() && i > 0 && !out.ends_with('_') {
-            out.push('_');
-        }
-        out.extend(c.to_uppercase());
-    }
-    out
-}
 
 /// Replaces `__mrtr_jump!(n)` placeholders with the jump's code under the current held set.
 struct JumpFiller<'g, 'a> {

@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 
 use super::ir::*;
 
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Arm {
     Start,
     Resume(SiteId),

@@ -182,7 +182,8 @@ fn lower_method(method: &ImplItemFn, resource: bool, errors: &mut Errors) -> Opt
         );
         return None;
     }
-    let lowered = machine.body_tokens(quote!(__mrtr_call.open(&__MRTR_HANDLER)));
+    let handler_const = handler_const(&method.sig.ident);
+    let lowered = machine.body_tokens(quote!(__mrtr_call.open(const { &Self::#handler_const })));
     Some(emit(method, kind, &ret, &machine, lowered))
 }
 
@@ -372,6 +373,7 @@ fn emit(
     capabilities.sort_unstable();
     capabilities.dedup();
     let const_name = format_ident!("{}_STEPS", name.to_string().to_uppercase());
+    let handler_const = handler_const(name);
     let const_doc = steps_doc(machine, name);
     let span = method.sig.ident.span();
     let path = format!("::{name}");
@@ -390,18 +392,25 @@ fn emit(
         async fn #body_fn(#body_receiver __mrtr_call: ::mrtr::__private::#call_ty, #(#body_params),*)
             -> ::mrtr::__private::Lifted<#ret>
         {
-            static __MRTR_HANDLER: ::mrtr::__private::Handler = ::mrtr::__private::Handler {
-                path: ::core::concat!(::core::module_path!(), #path),
-                steps: &[#(#steps),*],
-                capabilities: &[#(#capabilities),*],
-            };
             #lowered
         }
 
         #[doc = #const_doc]
         #[allow(dead_code)]
         pub const #const_name: &'static [::mrtr::__private::StepInfo] = &[#(#steps),*];
+
+        #[doc(hidden)]
+        const #handler_const: ::mrtr::__private::Handler = ::mrtr::__private::Handler {
+            path: ::core::concat!(::core::module_path!(), #path),
+            steps: Self::#const_name,
+            capabilities: &[#(#capabilities),*],
+        };
     }
+}
+
+/// The handler's static facts (steps, capabilities), one associated const beside the steps.
+fn handler_const(name: &syn::Ident) -> syn::Ident {
+    format_ident!("__MRTR_HANDLER_{}", name.to_string().to_uppercase())
 }
 
 fn step_infos(machine: &codegen::Gen<'_>) -> Vec<TokenStream> {
