@@ -169,6 +169,11 @@ pub fn type_witness<T>(_value: &T) -> std::marker::PhantomData<T> {
     std::marker::PhantomData
 }
 
+/// A program counter with no arm: a bug in the lowering, reported instead of a panic.
+pub fn no_arm() -> MrtrError {
+    MrtrError::Internal("mrtr lowering bug: no arm for this program counter".into())
+}
+
 /// Reads an opened loop's iteration index while it is still parked: the resume arm rebuilds the
 /// per-iteration wire key (`confirm#2`) before anything is taken out of its slot.
 pub fn counter(slot: &Slot<usize>, name: &'static str) -> Result<usize, MrtrError> {

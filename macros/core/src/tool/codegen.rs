@@ -441,6 +441,24 @@ impl Gen<'_> {
         let s = &self.body.sites[site];
         let path = &s.path;
         let mut out = quote!(#path!(@lowered););
+        if let [key] = &s.keys[..] {
+            let request = self.fill_jumps_expr(key.request.clone(), held);
+            let marker = Self::marker(&key.key);
+            let wire = self.key_at_ask(site, &key.key);
+            let span = key.key.span();
+            let request = quote_spanned! {span=>
+                {
+                    #[allow(unused_imports)]
+                    use ::mrtr::__private::requests::*;
+                    #request
+                }
+            };
+            out.extend(quote!(#marker = __mrtr_io.ask(#wire, #request);));
+            out.extend(self.park(&s.live, held));
+            out.extend(self.goto(Arm::Resume(site)));
+            return out;
+        }
+        // Every request of the round is built before any is registered, in source order.
         for (i, key) in s.keys.iter().enumerate() {
             let request = self.fill_jumps_expr(key.request.clone(), held);
             let r = format_ident!("__mrtr_r{}", i);
@@ -674,7 +692,7 @@ impl Gen<'_> {
             }
             Arm::Head(c) => self.head_arm(c),
         };
-        quote!(#pc => '__mrtr_arm: { #code })
+        quote!(#pc => { #code })
     }
 
     /// `let P = value [else D];`, parking held bindings the pattern hides that are needed later.
@@ -696,9 +714,13 @@ impl Gen<'_> {
             held.remove(&b);
         }
         held.extend(node.defs.iter().copied());
-        match diverge {
-            Some(diverge) => quote!(let __mrtr_v = #value; #park let #pat = __mrtr_v #diverge;),
-            None => quote!(let __mrtr_v = #value; #park let #pat = __mrtr_v;),
+        // Parks go between computing the value and binding it (the pattern may hide them).
+        match (park.is_empty(), diverge) {
+            (true, diverge) => quote!(let #pat = #value #diverge;),
+            (false, Some(diverge)) => {
+                quote!(let __mrtr_v = #value; #park let #pat = __mrtr_v #diverge;)
+            }
+            (false, None) => quote!(let __mrtr_v = #value; #park let #pat = __mrtr_v;),
         }
     }
 
@@ -764,10 +786,11 @@ impl Gen<'_> {
             .map(|a| quote!(::core::result::Result::Ok(#a)));
         // A missing answer leaves the dispatch loop with the step's index: the code after the
         // loop awaits a legacy client or seals the step, once for every step.
-        let decode = if answers.len() == 1 {
+        let decode = if let [key] = &s.keys[..] {
+            let marker = Self::marker(&key.key);
+            let wire = self.key_at_resume(site, &key.key);
             quote! {
-                #(#takes)*
-                let ::core::result::Result::Ok(__mrtr_a0) = __mrtr_a0 else {
+                let ::core::result::Result::Ok(__mrtr_a0) = __mrtr_io.take(&#marker, #wire) else {
                     break '__mrtr_dispatch #site;
                 };
                 __mrtr_io.settle();
@@ -909,11 +932,7 @@ impl Gen<'_> {
                 let __mrtr_step: #step_type = '__mrtr_dispatch: loop {
                     match __mrtr_pc {
                         #(#arms)*
-                        _ => {
-                            return ::core::result::Result::Ok(#rt::Flow::Fail(#rt::MrtrError::Internal(
-                                ::std::string::String::from("mrtr lowering bug: no arm for this program counter"),
-                            )));
-                        }
+                        _ => return ::core::result::Result::Ok(#rt::Flow::Fail(#rt::no_arm())),
                     }
                 };
                 #suspended
