@@ -30,7 +30,7 @@ pub use capability::ClientCaps;
 pub use elicit::Elicit;
 pub use era::Era;
 pub use error::MrtrError;
-pub use machine::StepInfo;
+pub use machine::{Handler, StepInfo};
 pub use mrtr_macros::{Elicit, mrtr_tool};
 pub use replay::StepKey;
 pub use request::{Ask, elicit, elicit_url, elicit_with_schema, roots, sample};

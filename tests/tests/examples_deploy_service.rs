@@ -346,3 +346,24 @@ fn the_step_enums_beside_the_impl_name_each_resume_point_and_what_it_carries() {
     // The cache key, not the digest it names, crosses the wire.
     assert_eq!(step.info().carried, ["digest_key"]);
 }
+
+#[test]
+fn each_handler_lists_the_client_capabilities_its_asks_can_need() {
+    assert_eq!(
+        Deployer::DEPLOY_SERVICE_HANDLER.capabilities,
+        ["elicitation.form"]
+    );
+    assert_eq!(
+        Deployer::SUMMARIZE_INCIDENTS_HANDLER.capabilities,
+        ["sampling"]
+    );
+    assert!(
+        Deployer::DEPLOY_SERVICE_HANDLER
+            .path
+            .ends_with("::deploy_service")
+    );
+    assert_eq!(
+        Deployer::DEPLOY_SERVICE_HANDLER.steps.len(),
+        Deployer::DEPLOY_SERVICE_STEPS.len()
+    );
+}
