@@ -241,6 +241,19 @@ impl Gen<'_> {
         quote!(#(#parks)*)
     }
 
+    /// The parks of an `ask!`: each local is named with the ask's span, so that a local the
+    /// body has partly moved (`let id = plan.id;`) is reported where the ask saves it.
+    fn park_at_ask(&self, site: SiteId, held: &Held) -> TokenStream {
+        let s = &self.body.sites[site];
+        let span = s.keys.first().map_or_else(Span::call_site, |k| k.key.span());
+        let parks = s.live.iter().filter(|b| held.contains(b)).map(|&b| {
+            let slot = self.slot(b);
+            let local = Ident::new(&self.local(b).to_string(), span);
+            quote!(#slot = ::core::option::Option::Some(#local);)
+        });
+        quote!(#(#parks)*)
+    }
+
     fn goto(&self, arm: Arm) -> TokenStream {
         let pc = self.pc(arm);
         quote! {
@@ -454,7 +467,7 @@ impl Gen<'_> {
                 }
             };
             out.extend(quote!(#marker = __mrtr_io.ask(#wire, #request);));
-            out.extend(self.park(&s.live, held));
+            out.extend(self.park_at_ask(site, held));
             out.extend(self.goto(Arm::Resume(site)));
             return out;
         }
@@ -477,7 +490,7 @@ impl Gen<'_> {
             let wire = self.key_at_ask(site, &key.key);
             out.extend(quote!(#marker = __mrtr_io.ask(#wire, #r);));
         }
-        out.extend(self.park(&s.live, held));
+        out.extend(self.park_at_ask(site, held));
         out.extend(self.goto(Arm::Resume(site)));
         out
     }
