@@ -422,6 +422,74 @@ mod build_two {
     }
 }
 
+mod build_three {
+    use super::*;
+
+    pub struct Evolving {
+        pub effects: Effects,
+    }
+
+    #[tool_router(vis = "pub")]
+    impl Evolving {
+        #[mrtr_tool]
+        #[tool(description = "the ask's key was renamed, so its step has another name")]
+        async fn evolving(
+            &self,
+            Parameters(args): Parameters<Args>,
+        ) -> Result<CallToolResult, ErrorData> {
+            let carried = args.replicas * 10;
+            self.effects.record("before");
+            let target = ask!(environment: elicit::<Target>("Where?"));
+            let target = match target {
+                Answer::Accept(target) => target.environment,
+                Answer::Decline | Answer::Cancel => "nowhere".to_owned(),
+            };
+            Ok(reply(format!("{carried} {target}")))
+        }
+    }
+}
+
+#[tokio::test]
+async fn token_naming_a_step_this_build_does_not_have_is_rejected_with_invalid_params() {
+    let old = connect(
+        TestServer::new(
+            build_one::Evolving {
+                effects: Effects::default(),
+            },
+            build_one::Evolving::tool_router(),
+            test_runtime("evolving"),
+        ),
+        ScriptedClient::new(Caps::FORM_ONLY),
+        Era::Modern,
+    )
+    .await;
+    let first = expect_input_required(old.round("evolving", args(), None, None).await);
+    let token = first.request_state.expect("requestState");
+    old.close().await;
+
+    let effects = Effects::default();
+    let renamed = connect(
+        TestServer::new(
+            build_three::Evolving {
+                effects: effects.clone(),
+            },
+            build_three::Evolving::tool_router(),
+            test_runtime("evolving"),
+        ),
+        ScriptedClient::new(Caps::FORM_ONLY),
+        Era::Modern,
+    )
+    .await;
+    assert_rejected(
+        renamed
+            .round("evolving", args(), Some(staging()), Some(token))
+            .await,
+        "step renamed",
+    );
+    assert!(effects.all().is_empty(), "no user code ran");
+    renamed.close().await;
+}
+
 #[tokio::test]
 async fn token_from_a_build_with_another_step_layout_is_rejected_with_invalid_params() {
     let one = |effects: Effects| {

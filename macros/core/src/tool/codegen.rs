@@ -245,7 +245,10 @@ impl Gen<'_> {
     /// body has partly moved (`let id = plan.id;`) is reported where the ask saves it.
     fn park_at_ask(&self, site: SiteId, held: &Held) -> TokenStream {
         let s = &self.body.sites[site];
-        let span = s.keys.first().map_or_else(Span::call_site, |k| k.key.span());
+        let span = s
+            .keys
+            .first()
+            .map_or_else(Span::call_site, |k| k.key.span());
         let parks = s.live.iter().filter(|b| held.contains(b)).map(|&b| {
             let slot = self.slot(b);
             let local = Ident::new(&self.local(b).to_string(), span);
