@@ -606,3 +606,141 @@ where
         }
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bind::BindDigest;
+    use crate::carry::{Slot, slot};
+    use crate::config::StateConfig;
+    use crate::seal::keyring::KeyRing;
+
+    static HANDLER: Handler = Handler {
+        path: "tests::handler",
+        steps: &[StepInfo {
+            name: "AfterX",
+            keys: &["x"],
+            carried: &["count", "label"],
+            pc: 3,
+            mask: 0b11,
+            layout: "mrtr-lowering/1|tests::handler|AfterX|x|count,label",
+        }],
+        capabilities: &["elicitation.form"],
+    };
+
+    type Carried = (Slot<u32>, Slot<String>);
+
+    fn io(resumed: Option<Continuation>) -> Io {
+        let keys = KeyRing::ephemeral().expect("a random key");
+        let runtime = Arc::new(Runtime::new(StateConfig::new("tests", keys)).expect("runtime"));
+        let binding = Binding {
+            bind: BindDigest([0; 32]),
+            principal: None,
+        };
+        Io::modern(
+            &HANDLER,
+            runtime,
+            binding,
+            ClientCaps::default(),
+            resumed,
+            BTreeMap::new(),
+        )
+    }
+
+    fn filled() -> Carried {
+        let mut slots: Carried = (slot(), slot());
+        slots.0.value = Some(7);
+        slots.1.value = Some("seven".into());
+        slots
+    }
+
+    /// What `suspend` saved for the filled slots: the continuation a later round presents.
+    fn suspended() -> Continuation {
+        let Flow::<()>::Suspend(s) = io(None).suspend(&mut filled(), 0) else {
+            panic!("filled slots suspend");
+        };
+        Continuation {
+            step: s.step.to_owned(),
+            fingerprint: s.fingerprint,
+            round: 1,
+            pending: BTreeMap::new(),
+            answered: BTreeMap::new(),
+            carried: s.carried,
+        }
+    }
+
+    fn rejection(resumed: Continuation) -> String {
+        let mut slots: Carried = (slot(), slot());
+        match io(Some(resumed)).restore(&mut slots, 0) {
+            Err(MrtrError::RejectedState(reason)) => reason,
+            other => panic!("expected a rejected state, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_first_round_starts_at_the_start_arm() {
+        let mut slots: Carried = (slot(), slot());
+        assert_eq!(io(None).restore(&mut slots, 0).expect("no state"), 0);
+        assert!(slots.0.value.is_none() && slots.1.value.is_none());
+    }
+
+    #[test]
+    fn a_suspended_step_restores_its_slots_and_resumes_at_its_arm() {
+        let mut slots: Carried = (slot(), slot());
+        let pc = io(Some(suspended()))
+            .restore(&mut slots, 0)
+            .expect("restores");
+        assert_eq!(pc, 3);
+        assert_eq!(slots.0.value, Some(7));
+        assert_eq!(slots.1.value.as_deref(), Some("seven"));
+    }
+
+    #[test]
+    fn a_step_this_build_does_not_have_is_rejected() {
+        let mut resumed = suspended();
+        resumed.step = "AfterY".into();
+        assert!(rejection(resumed).contains("unknown step"));
+    }
+
+    #[test]
+    fn a_step_whose_layout_fingerprint_differs_is_rejected() {
+        let mut resumed = suspended();
+        resumed.fingerprint ^= 1;
+        assert!(rejection(resumed).contains("layout fingerprint"));
+    }
+
+    #[test]
+    fn carried_bytes_that_do_not_decode_are_rejected_naming_the_local() {
+        let mut resumed = suspended();
+        resumed.carried = vec![0xff, 0x00];
+        assert!(rejection(resumed).contains("carried local `count`"));
+    }
+
+    #[test]
+    fn trailing_carried_bytes_are_rejected() {
+        let mut resumed = suspended();
+        resumed.carried.push(0x01);
+        assert!(rejection(resumed).contains("unread bytes"));
+    }
+
+    #[test]
+    fn suspending_with_an_empty_slot_fails_instead_of_sealing() {
+        let mut slots: Carried = (slot(), slot());
+        slots.0.value = Some(1);
+        match io(None).suspend::<()>(&mut slots, 0) {
+            Flow::Fail(MrtrError::Internal(reason)) => {
+                assert!(reason.contains("slot `label` is empty"), "{reason}")
+            }
+            _ => panic!("an empty slot must not be sealed"),
+        }
+    }
+
+    #[test]
+    fn suspending_at_an_unknown_step_index_fails() {
+        assert!(matches!(
+            io(None).suspend::<()>(&mut filled(), 5),
+            Flow::Fail(MrtrError::Internal(_))
+        ));
+        assert_eq!(io(None).resume_pc(5), u32::MAX);
+    }
+}

@@ -41,7 +41,7 @@ pub struct Continuation {
     pub pending: BTreeMap<String, InputRequest>,
     /// Answers of this step already received in earlier rounds (partial answers).
     pub answered: BTreeMap<String, Value>,
-    /// The carried locals, encoded by `carry::SlotWriter`.
+    /// The carried locals of the step, in its slot order (`carry::Slots`).
     pub carried: Vec<u8>,
 }
 
