@@ -38,6 +38,7 @@ pub struct Releaser {
     ops: Ops,
 }
 
+#[mrtr_tool] // also on the impl: each handler's step enum, beside it in rustdoc
 #[tool_router]
 impl Releaser {
     pub fn new(ops: Ops) -> Self {
