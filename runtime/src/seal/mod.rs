@@ -1,8 +1,8 @@
 //! The `requestState` token: a sealed continuation.
 //!
 //! Reading order: [`Sealer::seal`] stamps the continuation with its binding and lifetime
-//! ([`claims`]), protects it with the active key ([`cipher`]) and writes the token text
-//! ([`token`]); [`Sealer::open`] runs the same path backwards and checks every claim before the
+//! (`claims`), protects it with the active key (`cipher`) and writes the token text
+//! (`token`); [`Sealer::open`] runs the same path backwards and checks every claim before the
 //! continuation is handed to the handler. Keys and their rotation live in [`keyring`].
 
 use std::collections::BTreeMap;
