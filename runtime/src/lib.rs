@@ -93,6 +93,13 @@ pub mod __private {
     };
     pub use crate::request::{elicit, elicit_url, roots, sample};
     pub use ::core;
+
+    /// The future a lowered method hands to rmcp: what rmcp's own `#[tool]` makes of an
+    /// `async fn`.
+    pub type Boxed<'a, T> =
+        ::core::pin::Pin<Box<dyn ::core::future::Future<Output = T> + Send + 'a>>;
+    /// [`Boxed`] for `#[tool(local)]` / `#[prompt(local)]` handlers.
+    pub type LocalBoxed<'a, T> = ::core::pin::Pin<Box<dyn ::core::future::Future<Output = T> + 'a>>;
     pub use ::rmcp;
     pub use ::serde;
     pub use ::serde_json;

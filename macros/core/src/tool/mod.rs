@@ -356,11 +356,11 @@ fn emit(
         }
         None => (quote!(), quote!(), quote!(), quote!('static)),
     };
-    let send = (!local).then(|| quote!(+ ::core::marker::Send));
-    let boxed = |output: TokenStream| quote!(::core::pin::Pin<::std::boxed::Box<dyn ::core::future::Future<Output = #output> #send + #lifetime>>);
-    let returned =
-        boxed(quote!(::core::result::Result<#response, ::mrtr::__private::rmcp::ErrorData>));
-    let body_future = boxed(quote!(::mrtr::__private::Lifted<#ret>));
+    // Short aliases: rmcp's `#[tool]` parses this method again, every token counts.
+    let (future, local_future) = (quote!(Boxed), quote!(LocalBoxed));
+    let alias = if local { local_future } else { future };
+    let returned = quote!(::mrtr::__private::#alias<#lifetime, ::core::result::Result<#response, ::mrtr::__private::rmcp::ErrorData>>);
+    let body_future = quote!(::mrtr::__private::#alias<#lifetime, ::mrtr::__private::Lifted<#ret>>);
 
     let steps = step_infos(machine);
     let mut capabilities: Vec<&str> = machine
