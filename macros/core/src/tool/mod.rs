@@ -51,9 +51,27 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
             false
         }
     };
-    match lower_method(&method, resource, &mut errors) {
-        Some(tokens) if errors.is_empty() => tokens,
+    match lower_method(&method, resource, &mut errors, None) {
+        Some((tokens, _)) if errors.is_empty() => tokens,
         _ => fallback(&method, &errors),
+    }
+}
+
+/// A `#[mrtr_tool]` method inside an impl that carries the attribute too (its own attribute
+/// already taken off): lowered here, once, with its step enum for beside the impl.
+fn expand_in_impl(
+    args: TokenStream,
+    method: &ImplItemFn,
+    impl_of: steps::ImplOf<'_>,
+) -> (TokenStream, Option<TokenStream>) {
+    let mut errors = Errors::default();
+    let resource = parse_args(args).unwrap_or_else(|e| {
+        errors.push(e);
+        false
+    });
+    match lower_method(method, resource, &mut errors, Some(impl_of)) {
+        Some((tokens, step_enum)) if errors.is_empty() => (tokens, step_enum),
+        _ => (fallback(method, &errors), None),
     }
 }
 
@@ -150,7 +168,13 @@ fn analyse(method: &ImplItemFn, errors: &mut Errors) -> Option<(ir::Body, ir::Li
     Some((body, start_live))
 }
 
-fn lower_method(method: &ImplItemFn, resource: bool, errors: &mut Errors) -> Option<TokenStream> {
+/// The lowered impl items, and the step enum when `impl_of` asks for it and there are steps.
+fn lower_method(
+    method: &ImplItemFn,
+    resource: bool,
+    errors: &mut Errors,
+    impl_of: Option<steps::ImplOf<'_>>,
+) -> Option<(TokenStream, Option<TokenStream>)> {
     if method.sig.asyncness.is_none() {
         errors.at(
             method.sig.fn_token,
@@ -184,7 +208,8 @@ fn lower_method(method: &ImplItemFn, resource: bool, errors: &mut Errors) -> Opt
     }
     let handler_const = handler_const(&method.sig.ident);
     let lowered = machine.body_tokens(quote!(__mrtr_call.open(const { &Self::#handler_const })));
-    Some(emit(method, kind, &ret, &machine, lowered))
+    let step_enum = impl_of.and_then(|impl_of| steps::step_enum(&machine, impl_of));
+    Some((emit(method, kind, &ret, &machine, lowered), step_enum))
 }
 
 fn handler_kind(method: &ImplItemFn, resource: bool, errors: &mut Errors) -> Option<Kind> {

@@ -1,20 +1,27 @@
-//! `#[mrtr_tool]` on a whole `impl`: each lowered handler's step enum, beside the impl.
+//! `#[mrtr_tool]` on a whole `impl`: its `#[mrtr_tool]` methods lowered in one pass, and each
+//! handler's step enum beside the impl.
 //!
-//! An attribute on a method can only emit impl items, and an enum is not one, so the handler's
-//! own expansion documents its steps as an associated const. Placed on the impl (above or below
-//! `#[tool_router]`), the attribute also sees every `#[mrtr_tool]` method and emits a documented
-//! `pub enum <Handler>Step` next to the impl, where rustdoc shows it. The methods are left as they
-//! are: their own `#[mrtr_tool]` still lowers them.
+//! An attribute on a method can only emit impl items, and an enum is not one, so a method-level
+//! expansion documents its steps as an associated const. Placed on the impl (above or below
+//! `#[tool_router]`), the attribute sees every marked method: it lowers each one itself (taking
+//! the method's own attribute off, so nothing is analysed twice) and emits a documented
+//! `pub enum <Handler>Step` next to the impl, where rustdoc shows it.
 
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote};
-use syn::{ImplItem, ImplItemFn, ItemImpl, ReturnType};
+use quote::{ToTokens, format_ident, quote};
+use syn::{ImplItem, ImplItemFn, ItemImpl};
 
 use super::codegen::Gen;
-use super::errors::Errors;
-use super::{analyse, lower};
 
-pub fn expand(args: TokenStream, item: ItemImpl) -> TokenStream {
+/// The impl a method is lowered in: its self type, and whether it is generic (then there is no
+/// single `Self` for the enum to read the step table from).
+#[derive(Clone, Copy)]
+pub struct ImplOf<'a> {
+    self_ty: &'a syn::Type,
+    generic: bool,
+}
+
+pub fn expand(args: TokenStream, mut item: ItemImpl) -> TokenStream {
     if !args.is_empty() {
         let error = syn::Error::new_spanned(
             &args,
@@ -23,45 +30,52 @@ pub fn expand(args: TokenStream, item: ItemImpl) -> TokenStream {
         .to_compile_error();
         return quote!(#error #item);
     }
-    let self_ty = &item.self_ty;
-    let generic = !item.generics.params.is_empty();
-    let enums = item.items.iter().filter_map(|member| match member {
-        ImplItem::Fn(method) if is_lowered(method) => step_enum(method, self_ty, generic),
-        _ => None,
-    });
-    let enums: Vec<TokenStream> = enums.collect();
-    quote!(#item #(#enums)*)
+    // A copy, so that the impl's items can be rewritten while it is borrowed.
+    let self_ty = (*item.self_ty).clone();
+    let impl_of = ImplOf {
+        self_ty: &self_ty,
+        generic: !item.generics.params.is_empty(),
+    };
+    let mut enums = Vec::new();
+    for member in &mut item.items {
+        let ImplItem::Fn(method) = member else {
+            continue;
+        };
+        let Some(args) = take_attribute(method) else {
+            continue;
+        };
+        let (lowered, step_enum) = super::expand_in_impl(args, method, impl_of);
+        enums.extend(step_enum);
+        *member = ImplItem::Verbatim(lowered);
+    }
+    let mut out = item.into_token_stream();
+    out.extend(enums);
+    out
 }
 
-fn is_lowered(method: &ImplItemFn) -> bool {
-    method.attrs.iter().any(|a| {
+/// Takes the method's `#[mrtr_tool(..)]` off and returns its arguments; `None` when unmarked.
+fn take_attribute(method: &mut ImplItemFn) -> Option<TokenStream> {
+    let index = method.attrs.iter().position(|a| {
         a.path()
             .segments
             .last()
             .is_some_and(|s| s.ident == "mrtr_tool")
+    })?;
+    let attr = method.attrs.remove(index);
+    Some(match attr.meta {
+        syn::Meta::List(list) => list.tokens,
+        _ => TokenStream::new(),
     })
 }
 
-/// The enum of one handler, or nothing when it does not lower (its own attribute reports why)
-/// or has no `ask!`.
-fn step_enum(method: &ImplItemFn, self_ty: &syn::Type, generic: bool) -> Option<TokenStream> {
-    let mut errors = Errors::default();
-    let (body, start_live) = analyse(method, &mut errors)?;
-    if !errors.is_empty() || body.sites.is_empty() {
+/// The enum of one lowered handler, or nothing when it has no `ask!`.
+pub fn step_enum(machine: &Gen<'_>, impl_of: ImplOf<'_>) -> Option<TokenStream> {
+    let body = machine.body;
+    if body.sites.is_empty() {
         return None;
     }
-    let ReturnType::Type(_, ret) = &method.sig.output else {
-        return None;
-    };
-    let plan = lower::plan(&body, start_live);
-    let name = &method.sig.ident;
-    let machine = Gen {
-        body: &body,
-        plan: &plan,
-        ret,
-        fn_name: name,
-        local: false,
-    };
+    let name = machine.fn_name;
+    let self_ty = impl_of.self_ty;
     let enum_name = format_ident!("{}Step", pascal(&name.to_string()));
     let const_name = format_ident!("{}_STEPS", name.to_string().to_uppercase());
     let variants: Vec<syn::Ident> = body
@@ -69,15 +83,14 @@ fn step_enum(method: &ImplItemFn, self_ty: &syn::Type, generic: bool) -> Option<
         .iter()
         .map(|s| format_ident!("{}", s.step))
         .collect();
-    let docs = (0..body.sites.len()).map(|site| variant_doc(&machine, site));
+    let docs = (0..body.sites.len()).map(|site| variant_doc(machine, site));
     let names = variants.iter().map(|v| v.to_string());
     let doc = format!(
         "The resume steps of `{}::{name}`, generated by `#[mrtr_tool]`: one variant per point \
          where a round can end with `input_required`, named as in the sealed `requestState`.",
         quote!(#self_ty).to_string().replace(' ', "")
     );
-    // A generic impl has no single `Self` to read the step table from.
-    let info = (!generic).then(|| {
+    let info = (!impl_of.generic).then(|| {
         quote! {
             /// The step's keys, carried locals and layout, as the runtime uses them.
             pub fn info(self) -> &'static ::mrtr::StepInfo {
