@@ -81,7 +81,7 @@ macro_rules! __mrtr_try {
 pub mod __private {
     pub use crate::call::{PromptCall, ResourceCall, ToolCall};
     pub use crate::carry::{
-        Carry, ErasedSlot, Slot, Slots, Transfer, counter, fingerprint, no_arm, out, rest_of, slot,
+        Carry, ErasedSlot, Slot, Slots, Transfer, counter, no_arm, out, rest_of, slot,
         transfer_slot, type_witness,
     };
     pub use crate::elicit::__derive_support as derive_elicit;

@@ -98,31 +98,9 @@ impl Gen<'_> {
             .expect("every site has a resume arm") as u32
     }
 
-    /// Bindings assigned from an `ask!` (`x = ask!(..);`) that no slot ties across arms: the arm
-    /// that declares them and the arm that assigns them are separate scopes, so a hoisted
-    /// `PhantomData` witness carries the type from the assignment back to the `let`, as plain
-    /// Rust infers it (`let mut x = Answer::Cancel; .. x = ask!(..)`).
-    fn typed_by_ask(&self) -> Vec<BindingId> {
-        let mut out: Vec<BindingId> = self
-            .body
-            .frames
-            .iter()
-            .flat_map(|f| &f.stmts)
-            .filter_map(|node| match &node.kind {
-                NodeKind::Ask {
-                    assign: Some(b), ..
-                } => Some(*b),
-                _ => None,
-            })
-            .filter(|b| !self.plan.slotted.contains(b) && !self.binding(*b).uninit)
-            .collect();
-        out.sort_unstable();
-        out.dedup();
-        out
-    }
-
+    /// Ties a binding's type across arms (see `Plan::typed_by_ask`).
     fn type_witness(&self, b: BindingId) -> Option<TokenStream> {
-        if !self.typed_by_ask().contains(&b) {
+        if !self.plan.typed_by_ask.contains(&b) {
             return None;
         }
         let witness = format_ident!("__mrtr_ty_{}", b);
@@ -180,6 +158,27 @@ impl Gen<'_> {
         }
         let indices: Vec<String> = loops.iter().map(|c| format!("{{i{c}}}")).collect();
         format!("{key}#{}", indices.join("."))
+    }
+
+    /// "asking `k`; carries `a`, `b`": one step, as the step table's docs and the step enum's
+    /// variants describe it.
+    pub fn step_summary(&self, site: SiteId) -> String {
+        let keys: Vec<String> = self.body.sites[site]
+            .keys
+            .iter()
+            .map(|k| format!("`{}`", self.key_display(site, &k.key)))
+            .collect();
+        let carried: Vec<String> = self
+            .step_slots(site)
+            .into_iter()
+            .map(|b| format!("`{}`", self.binding(b).wire))
+            .collect();
+        let carried = if carried.is_empty() {
+            "nothing".to_owned()
+        } else {
+            carried.join(", ")
+        };
+        format!("asking {}; carries {carried}", keys.join(", "))
     }
 
     pub fn layout(&self, site: SiteId) -> String {
@@ -908,7 +907,7 @@ impl Gen<'_> {
             let m = Self::marker(&k.key);
             quote!(let mut #m = ::core::marker::PhantomData;)
         });
-        let witnesses = self.typed_by_ask().into_iter().map(|b| {
+        let witnesses = self.plan.typed_by_ask.iter().map(|b| {
             let witness = format_ident!("__mrtr_ty_{}", b);
             quote!(let mut #witness = ::core::marker::PhantomData;)
         });

@@ -1,5 +1,5 @@
 //! The machine's shape, decided once from the analysed IR: which arms exist and in what order,
-//! where each arm starts, and which bindings get a slot or a serde witness.
+//! where each arm starts, and which bindings get a slot, a carried slot or a type witness.
 
 use std::collections::BTreeSet;
 
@@ -24,10 +24,16 @@ pub struct Plan {
     pub construct_at: Vec<(FrameId, usize)>,
     /// Bindings that cross an arm boundary somewhere: they get a hoisted slot.
     pub slotted: BTreeSet<BindingId>,
-    /// Bindings saved in some continuation: they get a serde witness.
+    /// Bindings saved in some continuation: each gets a `mrtr::Slot` in the carried tuple, in
+    /// this order.
     pub carried: BTreeSet<BindingId>,
     /// Live on entry to the body (parameters only).
     pub start_live: Live,
+    /// Bindings assigned from an `ask!` (`x = ask!(..);`) that no slot ties across arms: the
+    /// arm that declares them and the arm that assigns them are separate scopes, so a hoisted
+    /// `PhantomData` witness carries the type from the assignment back to the `let`, as plain
+    /// Rust infers it (`let mut x = Answer::Cancel; .. x = ask!(..)`).
+    pub typed_by_ask: BTreeSet<BindingId>,
 }
 
 pub fn plan(body: &Body, start_live: Live) -> Plan {
@@ -38,6 +44,7 @@ pub fn plan(body: &Body, start_live: Live) -> Plan {
         slotted: BTreeSet::new(),
         carried: BTreeSet::new(),
         start_live,
+        typed_by_ask: BTreeSet::new(),
     };
     walk(body, ROOT, &mut plan);
     plan.slotted.extend(plan.start_live.iter().copied());
@@ -55,6 +62,18 @@ pub fn plan(body: &Body, start_live: Live) -> Plan {
         plan.slotted.extend(construct.live_head.iter().copied());
     }
     plan.slotted.extend(body.params.iter().copied());
+    plan.typed_by_ask = body
+        .frames
+        .iter()
+        .flat_map(|f| &f.stmts)
+        .filter_map(|node| match &node.kind {
+            NodeKind::Ask {
+                assign: Some(b), ..
+            } => Some(*b),
+            _ => None,
+        })
+        .filter(|b| !plan.slotted.contains(b) && !body.bindings[*b].uninit)
+        .collect();
     plan
 }
 

@@ -21,9 +21,8 @@ mod steps;
 mod uses;
 mod validate;
 
-use proc_macro2::{Span, TokenStream};
+use proc_macro2::TokenStream;
 use quote::{ToTokens, format_ident, quote, quote_spanned};
-use syn::spanned::Spanned;
 use syn::{FnArg, ImplItemFn, Pat, ReturnType, Type};
 
 use errors::Errors;
@@ -489,37 +488,11 @@ fn steps_doc(machine: &codegen::Gen<'_>, name: &syn::Ident) -> String {
         doc.push_str("\nThis handler has no `ask!`: it always completes in one round.\n");
     }
     for (site, s) in machine.body.sites.iter().enumerate() {
-        let keys: Vec<String> = s
-            .keys
-            .iter()
-            .map(|k| format!("`{}`", machine.key_display(site, &k.key)))
-            .collect();
-        let carried: Vec<String> = machine
-            .step_slots(site)
-            .into_iter()
-            .map(|b| format!("`{}`", machine.body.bindings[b].wire))
-            .collect();
-        let carried = if carried.is_empty() {
-            "nothing".to_owned()
-        } else {
-            carried.join(", ")
-        };
         doc.push_str(&format!(
-            "\n- `{}`: after asking {}; carries {}.",
+            "\n- `{}`: after {}.",
             s.step,
-            keys.join(", "),
-            carried
+            machine.step_summary(site)
         ));
     }
     doc
-}
-
-#[allow(dead_code)]
-fn call_site() -> Span {
-    Span::call_site()
-}
-
-#[allow(dead_code)]
-fn span_of<T: Spanned>(t: &T) -> Span {
-    t.span()
 }
