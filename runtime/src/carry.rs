@@ -145,7 +145,7 @@ pub fn out<T>(slot: &mut Option<T>, name: &'static str) -> Result<T, MrtrError> 
 ///
 /// It changes when keys, steps or carried types change, so a token minted by an older build is
 /// rejected instead of being misread after a redeploy.
-pub fn fingerprint(layout: &str, type_names: &[&str]) -> u64 {
+pub(crate) fn fingerprint(layout: &str, type_names: &[&str]) -> u64 {
     const OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
     const PRIME: u64 = 0x0000_0100_0000_01b3;
     let mut hash = OFFSET;
