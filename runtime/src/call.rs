@@ -190,7 +190,8 @@ impl Request {
                     version,
                     caps,
                     runtime.live_attempts,
-                ))
+                )
+                .with_arguments(self.arguments))
             }
             Era::Modern(_) => {
                 let incoming = self.input_responses.unwrap_or_default();
@@ -214,9 +215,10 @@ impl Request {
                         Some(opened.continuation)
                     }
                 };
-                Ok(Io::modern(
-                    handler, runtime, binding, caps, resumed, incoming,
-                ))
+                Ok(
+                    Io::modern(handler, runtime, binding, caps, resumed, incoming)
+                        .with_arguments(self.arguments),
+                )
             }
         }
     }

@@ -18,8 +18,10 @@ use std::sync::Arc;
 use futures::future::{BoxFuture, LocalBoxFuture};
 use rmcp::handler::server::prompt::IntoGetPromptResult;
 use rmcp::handler::server::tool::IntoCallToolResult;
+use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{
-    CallToolResponse, GetPromptResponse, InputRequests, ProtocolVersion, ReadResourceResponse,
+    CallToolResponse, GetPromptResponse, InputRequests, JsonObject, ProtocolVersion,
+    ReadResourceResponse,
 };
 use rmcp::{ErrorData, Peer, RoleServer};
 use serde::de::DeserializeOwned;
@@ -228,6 +230,8 @@ pub struct Io {
     /// Live only: keys whose request the legacy client failed, i.e. the user refused.
     refused: BTreeMap<String, String>,
     round: u32,
+    /// The request's arguments, for a `Parameters<T>` the body needs again (`Io::reparse`).
+    arguments: Option<JsonObject>,
 }
 
 impl Io {
@@ -253,6 +257,7 @@ impl Io {
             incoming,
             refused: BTreeMap::new(),
             round,
+            arguments: None,
         }
     }
 
@@ -278,7 +283,27 @@ impl Io {
             incoming: BTreeMap::new(),
             refused: BTreeMap::new(),
             round: 0,
+            arguments: None,
         }
+    }
+
+    pub(crate) fn with_arguments(mut self, arguments: Option<JsonObject>) -> Self {
+        self.arguments = arguments;
+        self
+    }
+
+    /// A `Parameters<T>` decoded again from this request's arguments, as rmcp decoded it for
+    /// the handler: for a parameter the body partly moves before an arm boundary, which cannot
+    /// be parked whole (every 2026-07-28 round decodes it afresh anyway).
+    pub fn reparse<T: DeserializeOwned>(&self) -> Result<Parameters<T>, MrtrError> {
+        let arguments = Value::Object(self.arguments.clone().unwrap_or_default());
+        serde_json::from_value(arguments)
+            .map(Parameters)
+            .map_err(|e| {
+                MrtrError::Internal(format!(
+                    "the arguments rmcp decoded for this handler no longer decode: {e}"
+                ))
+            })
     }
 
     /// Where the body starts: `start` on a first round, else the resumed step's arm once its

@@ -42,6 +42,7 @@ pub fn build(params: &[&Pat], block: &Block, ret: Type, errors: &mut Errors) -> 
             jumps: Vec::new(),
             items: Vec::new(),
             params: Vec::new(),
+            param_args: Vec::new(),
         },
         errors,
         scopes: Vec::new(),
@@ -53,6 +54,7 @@ pub fn build(params: &[&Pat], block: &Block, ret: Type, errors: &mut Errors) -> 
     };
     let mut param_bindings = Vec::new();
     for pat in params {
+        let mut group = Vec::new();
         for (ident, pb) in bound_idents(pat) {
             let id = builder.new_binding(
                 ident,
@@ -64,7 +66,9 @@ pub fn build(params: &[&Pat], block: &Block, ret: Type, errors: &mut Errors) -> 
                 false,
             );
             param_bindings.push(id);
+            group.push(id);
         }
+        builder.body.param_args.push(group);
     }
     builder.body.params = param_bindings.clone();
     builder.scopes.push(param_bindings);

@@ -231,8 +231,14 @@ impl Gen<'_> {
         quote!(&::std::format!(#scheme, #(#counters),*))
     }
 
+    /// Whether a held binding goes back into a slot at an arm's end: not a refilled parameter,
+    /// which the next arm takes again from the request.
+    fn parks(&self, b: BindingId, held: &Held) -> bool {
+        held.contains(&b) && self.plan.refill_of(b).is_none()
+    }
+
     fn park(&self, live: &Live, held: &Held) -> TokenStream {
-        let parks = live.iter().filter(|b| held.contains(b)).map(|&b| {
+        let parks = live.iter().filter(|&&b| self.parks(b, held)).map(|&b| {
             let slot = self.slot(b);
             let local = self.local(b);
             quote!(#slot = ::core::option::Option::Some(#local);)
@@ -248,7 +254,7 @@ impl Gen<'_> {
             .keys
             .first()
             .map_or_else(Span::call_site, |k| k.key.span());
-        let parks = s.live.iter().filter(|b| held.contains(b)).map(|&b| {
+        let parks = s.live.iter().filter(|&&b| self.parks(b, held)).map(|&b| {
             let slot = self.slot(b);
             let local = Ident::new(&self.local(b).to_string(), span);
             quote!(#slot = ::core::option::Option::Some(#local);)
@@ -286,6 +292,12 @@ impl Gen<'_> {
                 quote!(#t = ::core::option::Option::Some(#value);)
             }
             Some(value) => quote!(let _ = #value;),
+            // A `while`/`for` loop, a `break;` or an `if` without `else` whose value is bound:
+            // the value is `()`, and the join still takes it out of the transfer slot.
+            None if construct.has_value => {
+                let t = Self::transfer(c);
+                quote!(#t = ::core::option::Option::Some(());)
+            }
             None => quote!(),
         };
         let park = self.park(&construct.live_join, held);
@@ -576,6 +588,26 @@ impl Gen<'_> {
         }
     }
 
+    /// `let PAT = ..;` of a refilled parameter: the value rmcp extracted if no arm took it yet,
+    /// else the same parameter again from the request (`params.rs`).
+    fn refill(&self, r: &super::params::Refilled) -> TokenStream {
+        let pat = &r.pat;
+        let source = format_ident!("__mrtr_src{}", r.arg);
+        let again = if r.from_arguments {
+            attempt(quote!(__mrtr_io.reparse()))
+        } else {
+            let kept = format_ident!("__mrtr_keep{}", r.arg);
+            quote!(::core::clone::Clone::clone(&#kept))
+        };
+        quote! {
+            #[allow(unused_variables)]
+            let #pat = match #source.take() {
+                ::core::option::Option::Some(__mrtr_v) => __mrtr_v,
+                ::core::option::Option::None => #again,
+            };
+        }
+    }
+
     /// Takes out what is live and visible at a point, one block per frame so that shadowed
     /// bindings keep their own names; `inner` builds the code that runs inside.
     ///
@@ -597,9 +629,25 @@ impl Gen<'_> {
         self.assigned_in_run(frame, runs_from, &mut assigned);
         let mut held = Held::new();
         let mut levels = Vec::new();
+        let needed = |b: &BindingId| live.contains(b) || assigned.contains(b);
         for (f, _) in &path {
+            // Refilled parameters (root level only) are bound again whole, before the locals
+            // that may shadow them.
+            let refills: Vec<TokenStream> = self
+                .plan
+                .refilled
+                .iter()
+                .filter(|r| {
+                    *f == ROOT
+                        && r.bindings
+                            .iter()
+                            .any(|b| needed(b) && visible.contains(&(ROOT, *b)))
+                })
+                .map(|r| self.refill(r))
+                .collect();
             let outs: Vec<TokenStream> = visible
                 .iter()
+                .filter(|(_, b)| self.plan.refill_of(*b).is_none())
                 .filter(|(vf, b)| vf == f && !live.contains(b) && assigned.contains(b))
                 .map(|&(_, b)| {
                     let local = self.local(b);
@@ -608,6 +656,7 @@ impl Gen<'_> {
                 .chain(
                     visible
                         .iter()
+                        .filter(|(_, b)| self.plan.refill_of(*b).is_none())
                         .filter(|(vf, b)| vf == f && live.contains(b))
                         .map(|&(_, b)| {
                             let binding = self.binding(b);
@@ -623,7 +672,7 @@ impl Gen<'_> {
                         }),
                 )
                 .collect();
-            levels.push(outs);
+            levels.push(refills.into_iter().chain(outs).collect::<Vec<_>>());
             held.extend(
                 visible
                     .iter()
@@ -863,6 +912,16 @@ impl Gen<'_> {
                     quote_spanned!(span=> let mut #slot = ::core::option::Option::None;)
                 }
             });
+        let sources = self.plan.refilled.iter().map(|r| {
+            let param = format_ident!("__mrtr_p{}", r.arg);
+            let source = format_ident!("__mrtr_src{}", r.arg);
+            let keep = (!r.from_arguments).then(|| {
+                let kept = format_ident!("__mrtr_keep{}", r.arg);
+                let span = syn::spanned::Spanned::span(&r.ty);
+                quote_spanned!(span=> let #kept = ::core::clone::Clone::clone(&#param);)
+            });
+            quote!(#keep let mut #source = ::core::option::Option::Some(#param);)
+        });
         // Each carried slot is made where its `Carry` bound is checked, at the user's binding.
         let carried: Vec<TokenStream> = self
             .plan
@@ -937,6 +996,7 @@ impl Gen<'_> {
         quote! {
             #(#items)*
             let mut __mrtr_io = #open;
+            #(#sources)*
             #(#slots)*
             let mut __mrtr_c = #carried;
             #(#transfers)*
@@ -985,7 +1045,7 @@ impl JumpFiller<'_, '_> {
         };
         target
             .iter()
-            .filter(|b| self.held.contains(b))
+            .filter(|&&b| self.machine.parks(b, self.held))
             .map(|&b| self.machine.binding(b).ident.to_string())
             .filter(|name| self.inner.iter().flatten().any(|n| n == name))
             .collect()

@@ -25,6 +25,9 @@ pub struct Body {
     pub items: Vec<Stmt>,
     /// Bindings of the function's parameters, in order.
     pub params: Vec<BindingId>,
+    /// The same, grouped by the typed parameter (`Parameters(args): Parameters<Args>`) that
+    /// binds them.
+    pub param_args: Vec<Vec<BindingId>>,
 }
 
 pub const ROOT: FrameId = 0;

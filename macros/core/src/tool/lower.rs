@@ -4,6 +4,7 @@
 use std::collections::BTreeSet;
 
 use super::ir::*;
+use super::params::Refilled;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Arm {
@@ -34,9 +35,18 @@ pub struct Plan {
     /// `PhantomData` witness carries the type from the assignment back to the `let`, as plain
     /// Rust infers it (`let mut x = Answer::Cancel; .. x = ask!(..)`).
     pub typed_by_ask: BTreeSet<BindingId>,
+    /// Parameters taken again from the request in each arm instead of parked (`params.rs`).
+    pub refilled: Vec<Refilled>,
 }
 
-pub fn plan(body: &Body, start_live: Live) -> Plan {
+impl Plan {
+    /// The refilled parameter that binds `b`, if any.
+    pub fn refill_of(&self, b: BindingId) -> Option<&Refilled> {
+        self.refilled.iter().find(|r| r.bindings.contains(&b))
+    }
+}
+
+pub fn plan(body: &Body, start_live: Live, refilled: Vec<Refilled>) -> Plan {
     let mut plan = Plan {
         arms: vec![Arm::Start],
         site_at: vec![(0, 0); body.sites.len()],
@@ -45,6 +55,7 @@ pub fn plan(body: &Body, start_live: Live) -> Plan {
         carried: BTreeSet::new(),
         start_live,
         typed_by_ask: BTreeSet::new(),
+        refilled,
     };
     walk(body, ROOT, &mut plan);
     plan.slotted.extend(plan.start_live.iter().copied());
@@ -62,6 +73,12 @@ pub fn plan(body: &Body, start_live: Live) -> Plan {
         plan.slotted.extend(construct.live_head.iter().copied());
     }
     plan.slotted.extend(body.params.iter().copied());
+    let refilled: Vec<BindingId> = plan
+        .refilled
+        .iter()
+        .flat_map(|r| r.bindings.iter().copied())
+        .collect();
+    plan.slotted.retain(|b| !refilled.contains(b));
     plan.typed_by_ask = body
         .frames
         .iter()

@@ -14,6 +14,7 @@ mod ir;
 mod liveness;
 mod lower;
 mod misplaced;
+mod params;
 mod patterns;
 mod placeholder;
 mod rewrite;
@@ -185,7 +186,8 @@ fn lower_method(
     if !errors.is_empty() {
         return None;
     }
-    let plan = lower::plan(&body, start_live);
+    let refilled = params::refilled(method, &body);
+    let plan = lower::plan(&body, start_live, refilled);
     let ret = match &method.sig.output {
         ReturnType::Type(_, ty) => (**ty).clone(),
         ReturnType::Default => return None,
@@ -332,7 +334,16 @@ fn emit(
         quote!(#p: #ty)
     });
     let forwarded = (0..typed.len()).map(|i| format_ident!("__mrtr_p{}", i));
-    let body_params = typed.iter().map(|t| quote!(#t));
+    // A refilled parameter's pattern is bound in each arm that needs it (`params.rs`).
+    let body_params = typed.iter().enumerate().map(|(i, t)| {
+        if machine.plan.refilled.iter().any(|r| r.arg == i) {
+            let p = format_ident!("__mrtr_p{}", i);
+            let ty = &t.ty;
+            quote!(#p: #ty)
+        } else {
+            quote!(#t)
+        }
+    });
     let attrs = forward_attrs(method, kind, ret);
     // The user's code lives in the body: their lint levels belong there too.
     let lints = method.attrs.iter().filter(|attr| {

@@ -53,15 +53,21 @@ pub fn check(body: &Body, errors: &mut Errors) {
     }
     for (&b, &site) in &carried {
         let binding = &body.bindings[b];
-        if binding.kind != BindingKind::Local || binding.ident.to_string().starts_with("__mrtr_") {
-            continue;
-        }
         let name = &binding.ident;
         let key = body.sites[site]
             .keys
             .first()
             .map(|k| k.key.to_string())
             .unwrap_or_default();
+        if binding.kind == BindingKind::Param && binding.mutable {
+            // A parameter is extracted afresh from the request every round: changes made to it
+            // before the ask would be there on a legacy session and gone on 2026-07-28.
+            errors.at(name, format!("`{name}` is a `mut` parameter still used after `ask!({key}: ..)`; every 2026-07-28 round takes the parameters afresh from the request, so changes made before the ask would be lost: drop the `mut` and copy what you change into a local (`let mut {name} = {name};` is carried if its type is serializable)"));
+            continue;
+        }
+        if binding.kind != BindingKind::Local || binding.ident.to_string().starts_with("__mrtr_") {
+            continue;
+        }
         if binding.uninit {
             errors.at(name, format!("`{name}` is declared without a value and used after `ask!({key}: ..)`; give it a value at its `let`, so it can be carried across the ask"));
         } else if binding.by_ref {

@@ -1,0 +1,196 @@
+//! Lowering defects found outside the behaviour table (by users' shapes and by the differential
+//! tests), each kept as the smallest handler that showed it, run on both eras with the effect
+//! log, the round count and the result checked through `Both::assert_table`.
+
+use mrtr::{Answer, ask, mrtr_tool};
+use mrtr_tests::harness::*;
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::{CallToolResult, ContentBlock};
+use rmcp::{ErrorData, schemars, tool, tool_router};
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+
+#[derive(Debug, Clone, Serialize, Deserialize, mrtr::Elicit)]
+struct Confirm {
+    ok: bool,
+}
+
+#[derive(Debug, Clone, Default, Deserialize, schemars::JsonSchema)]
+#[serde(default)]
+struct Args {
+    review: bool,
+    items: Vec<String>,
+    note: Option<String>,
+    run: String,
+    tries: u32,
+}
+
+fn reply(text: impl Into<String>) -> CallToolResult {
+    CallToolResult::success(vec![ContentBlock::text(text.into())])
+}
+
+struct Regressions {
+    effects: Effects,
+}
+
+#[tool_router]
+impl Regressions {
+    /// A `for` loop that asks, as the whole tail of an `if` branch: the branch's value is the
+    /// loop's `()`, which used to be lost on the way to the join ("slot ... is empty").
+    #[mrtr_tool]
+    #[tool(description = "for loop that asks, as the tail of an if branch")]
+    async fn loop_tail_of_if(
+        &self,
+        Parameters(args): Parameters<Args>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let mut approved = Vec::new();
+        if args.review {
+            for item in args.items.clone() {
+                let answer = ask!(approve: elicit::<Confirm>(format!("Approve {item}?")));
+                self.effects.record(format!("reviewed {item}"));
+                if let Answer::Accept(Confirm { ok: true }) = answer {
+                    approved.push(item);
+                }
+            }
+        }
+        self.effects.record("after the if");
+        Ok(reply(format!("approved: {}", approved.join(","))))
+    }
+
+    /// The same with a `while` loop as the tail of a `match` arm, and the `match` as a `let`'s
+    /// value.
+    #[mrtr_tool]
+    #[tool(description = "while loop that asks, as the tail of a match arm")]
+    async fn loop_tail_of_match_arm(
+        &self,
+        Parameters(args): Parameters<Args>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let mut asked = 0u32;
+        let unit = match args.tries {
+            0 => self.effects.record("no tries"),
+            _ => {
+                while asked < args.tries {
+                    let _ = ask!(again: elicit::<Confirm>(format!("Again ({asked})?")));
+                    asked += 1;
+                    self.effects.record(format!("asked {asked}"));
+                }
+            }
+        };
+        let () = unit;
+        self.effects.record("after the match");
+        Ok(reply(format!("asked {asked}")))
+    }
+
+    /// A field moved out of a parameter before an `ask!`, another field used after it: the
+    /// parameter is refilled from the request, never parked whole.
+    #[mrtr_tool]
+    #[tool(description = "a parameter's field moved out before an ask")]
+    async fn param_field_moved_before_ask(
+        &self,
+        Parameters(args): Parameters<Args>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let mut noted = String::from("no note");
+        if let Some(note) = args.note {
+            self.effects.record(format!("note {note}"));
+            let answer = ask!(keep_note: elicit::<Confirm>(format!("Keep the note {note}?")));
+            if let Answer::Accept(Confirm { ok: true }) = answer {
+                noted = note;
+            }
+        }
+        self.effects.record(format!("run {}", args.run));
+        let go = ask!(go: elicit::<Confirm>(format!("Run {}?", args.run)));
+        let go = matches!(go, Answer::Accept(Confirm { ok: true }));
+        Ok(reply(format!("{noted}; run {} go={go}", args.run)))
+    }
+}
+
+fn server(effects: Effects) -> TestServer<Regressions> {
+    TestServer::new(
+        Regressions { effects },
+        Regressions::tool_router(),
+        test_runtime("regressions"),
+    )
+}
+
+#[tokio::test]
+async fn a_for_loop_that_asks_as_an_if_branch_tail_reaches_the_code_after_the_if() {
+    let client = || {
+        ScriptedClient::new(Caps::FORM_ONLY)
+            .on_elicit("Approve a?", [accept(json!({"ok": true}))])
+            .on_elicit("Approve b?", [accept(json!({"ok": false}))])
+            .on_elicit("Approve c?", [accept(json!({"ok": true}))])
+    };
+    let args = json!({"review": true, "items": ["a", "b", "c"]});
+    let both = run_both(server, client, "loop_tail_of_if", args).await;
+    both.assert_table("approved: a,c", 3, 3);
+    assert_eq!(
+        both.legacy.effects,
+        ["reviewed a", "reviewed b", "reviewed c", "after the if"]
+    );
+
+    let skipped = run_both(
+        server,
+        client,
+        "loop_tail_of_if",
+        json!({"review": false, "items": ["a"]}),
+    )
+    .await;
+    skipped.assert_table("approved: ", 0, 0);
+    assert_eq!(skipped.legacy.effects, ["after the if"]);
+}
+
+#[tokio::test]
+async fn a_while_loop_that_asks_as_a_match_arm_tail_reaches_the_code_after_the_match() {
+    let client =
+        || ScriptedClient::new(Caps::FORM_ONLY).on_elicit("Again", [accept(json!({"ok": true}))]);
+    let both = run_both(
+        server,
+        client,
+        "loop_tail_of_match_arm",
+        json!({"tries": 2}),
+    )
+    .await;
+    both.assert_table("asked 2", 2, 2);
+    assert_eq!(
+        both.legacy.effects,
+        ["asked 1", "asked 2", "after the match"]
+    );
+
+    let none = run_both(
+        server,
+        client,
+        "loop_tail_of_match_arm",
+        json!({"tries": 0}),
+    )
+    .await;
+    none.assert_table("asked 0", 0, 0);
+    assert_eq!(none.legacy.effects, ["no tries", "after the match"]);
+}
+
+#[tokio::test]
+async fn a_parameter_field_moved_before_an_ask_leaves_its_other_fields_usable_after_it() {
+    let client = || {
+        ScriptedClient::new(Caps::FORM_ONLY)
+            .on_elicit("Keep the note n1?", [accept(json!({"ok": true}))])
+            .on_elicit("Run r1?", [accept(json!({"ok": true}))])
+    };
+    let both = run_both(
+        server,
+        client,
+        "param_field_moved_before_ask",
+        json!({"note": "n1", "run": "r1"}),
+    )
+    .await;
+    both.assert_table("n1; run r1 go=true", 2, 2);
+    assert_eq!(both.legacy.effects, ["note n1", "run r1"]);
+
+    let without = run_both(
+        server,
+        client,
+        "param_field_moved_before_ask",
+        json!({"run": "r1"}),
+    )
+    .await;
+    without.assert_table("no note; run r1 go=true", 1, 1);
+    assert_eq!(without.legacy.effects, ["run r1"]);
+}
