@@ -102,6 +102,27 @@ impl Regressions {
         let go = matches!(go, Answer::Accept(Confirm { ok: true }));
         Ok(reply(format!("{noted}; run {} go={go}", args.run)))
     }
+
+    /// `let .. else` on an `if` that asks: rustc requires the parentheses, which used to hide
+    /// the `if` from the lowering ("`ask!` can only be the whole initializer ..").
+    #[mrtr_tool]
+    #[tool(description = "let else on a parenthesised if that asks")]
+    async fn let_else_on_a_parenthesised_if(
+        &self,
+        Parameters(args): Parameters<Args>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let Some(kept) = (if args.review {
+            let answer = ask!(keep: elicit::<Confirm>("Keep it?"));
+            self.effects.record("asked");
+            answer.accepted().map(|c| c.ok)
+        } else {
+            None
+        }) else {
+            return Ok(reply("nothing kept"));
+        };
+        self.effects.record("kept");
+        Ok(reply(format!("kept={kept}")))
+    }
 }
 
 fn server(effects: Effects) -> TestServer<Regressions> {
@@ -193,4 +214,40 @@ async fn a_parameter_field_moved_before_an_ask_leaves_its_other_fields_usable_af
     .await;
     without.assert_table("no note; run r1 go=true", 1, 1);
     assert_eq!(without.legacy.effects, ["run r1"]);
+}
+
+#[tokio::test]
+async fn let_else_on_a_parenthesised_if_that_asks_binds_or_diverges() {
+    let client = || {
+        ScriptedClient::new(Caps::FORM_ONLY).on_elicit("Keep it?", [accept(json!({"ok": true}))])
+    };
+    let args = json!({"review": true});
+    let both = run_both(server, client, "let_else_on_a_parenthesised_if", args).await;
+    both.assert_table("kept=true", 1, 1);
+    assert_eq!(both.legacy.effects, ["asked", "kept"]);
+
+    let refuse = || ScriptedClient::new(Caps::FORM_ONLY).on_elicit("Keep it?", [Reply::Decline]);
+    let declined = run_both(
+        server,
+        refuse,
+        "let_else_on_a_parenthesised_if",
+        args_of(true),
+    )
+    .await;
+    declined.assert_table("nothing kept", 1, 1);
+    assert_eq!(declined.legacy.effects, ["asked"]);
+
+    let skipped = run_both(
+        server,
+        client,
+        "let_else_on_a_parenthesised_if",
+        args_of(false),
+    )
+    .await;
+    skipped.assert_table("nothing kept", 0, 0);
+    assert!(skipped.legacy.effects.is_empty());
+}
+
+fn args_of(review: bool) -> serde_json::Value {
+    json!({ "review": review })
 }

@@ -304,7 +304,9 @@ impl Builder<'_> {
             Stmt::Local(local) => {
                 let init = local.init.as_ref()?;
                 let diverge = init.diverge.as_ref().map(|(_, d)| (**d).clone());
-                match &*init.expr {
+                // `let P = (if ..) else { .. };` needs the parentheses: rustc forbids a `let .. else`
+                // whose value ends in `}`.
+                match peel_parens(&init.expr) {
                     Expr::Macro(m) if is_ask(&m.mac) => {
                         Some(self.ask_node(&m.mac, Some(&local.pat), diverge, frame, index))
                     }
@@ -722,6 +724,13 @@ fn macro_diverges(mac: &syn::Macro) -> bool {
             "panic" | "unreachable" | "todo" | "unimplemented"
         )
     })
+}
+
+fn peel_parens(expr: &Expr) -> &Expr {
+    match expr {
+        Expr::Paren(p) => peel_parens(&p.expr),
+        other => other,
+    }
 }
 
 /// Constructs the lowering takes apart when they contain an `ask!`.
