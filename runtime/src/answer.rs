@@ -11,7 +11,10 @@ use serde_json::{Map, Value};
 use crate::request::{InputMethod, InputRequest};
 
 /// The client's answer to one ask. Exhaustive on purpose: a dismissed dialog is never consent.
-#[derive(Clone, Debug, PartialEq, Eq)]
+///
+/// Serializable when `T` is, so that an answer kept for later (`let first = ask!(..);` read
+/// after a second `ask!`) can be carried like any other local.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[must_use]
 pub enum Answer<T> {
     /// The user (or the client's model) supplied a value that decoded as `T`.

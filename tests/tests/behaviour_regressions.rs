@@ -1,6 +1,8 @@
 //! Lowering defects found outside the behaviour table (by users' shapes and by the differential
 //! tests), each kept as the smallest handler that showed it, run on both eras with the effect
 //! log, the round count and the result checked through `Both::assert_table`.
+// A warning in generated code is a defect too: users build with `-D warnings`.
+#![deny(warnings)]
 
 use mrtr::{Answer, ask, mrtr_tool};
 use mrtr_tests::harness::*;
@@ -122,6 +124,24 @@ impl Regressions {
         };
         self.effects.record("kept");
         Ok(reply(format!("kept={kept}")))
+    }
+
+    /// An answer kept while a second question is asked: the first `Answer` is carried.
+    #[mrtr_tool]
+    #[tool(description = "an answer carried across the next ask")]
+    async fn answer_carried_across_the_next_ask(
+        &self,
+        Parameters(_args): Parameters<Args>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let first = ask!(first: elicit::<Confirm>("First?"));
+        self.effects.record("between");
+        let second = ask!(second: elicit::<Confirm>("Second?"));
+        let verdict = match (first, second) {
+            (Answer::Accept(a), Answer::Accept(b)) => format!("both {} {}", a.ok, b.ok),
+            (Answer::Decline, _) | (_, Answer::Decline) => "declined".to_owned(),
+            _ => "cancelled".to_owned(),
+        };
+        Ok(reply(verdict))
     }
 }
 
@@ -250,4 +270,36 @@ async fn let_else_on_a_parenthesised_if_that_asks_binds_or_diverges() {
 
 fn args_of(review: bool) -> serde_json::Value {
     json!({ "review": review })
+}
+
+#[tokio::test]
+async fn an_answer_read_after_a_second_ask_is_carried_across_it() {
+    let client = || {
+        ScriptedClient::new(Caps::FORM_ONLY)
+            .on_elicit("First?", [accept(json!({"ok": true}))])
+            .on_elicit("Second?", [accept(json!({"ok": false}))])
+    };
+    let both = run_both(
+        server,
+        client,
+        "answer_carried_across_the_next_ask",
+        json!({}),
+    )
+    .await;
+    both.assert_table("both true false", 2, 2);
+    assert_eq!(both.legacy.effects, ["between"]);
+
+    let declined = || {
+        ScriptedClient::new(Caps::FORM_ONLY)
+            .on_elicit("First?", [Reply::Decline])
+            .on_elicit("Second?", [Reply::Cancel])
+    };
+    let both = run_both(
+        server,
+        declined,
+        "answer_carried_across_the_next_ask",
+        json!({}),
+    )
+    .await;
+    both.assert_table("declined", 2, 2);
 }

@@ -63,7 +63,12 @@ impl Gen<'_> {
     fn slot_local(&self, b: BindingId) -> Ident {
         let binding = self.binding(b);
         let name = binding.ident.to_string();
-        let name = name.trim_start_matches("__mrtr_").trim_start_matches("r#");
+        // No `__` inside the name (`_args` would give `__mrtr_s__args`): rustc's snake-case
+        // lint fires on it in the user's crate.
+        let name = name
+            .trim_start_matches("__mrtr_")
+            .trim_start_matches("r#")
+            .trim_start_matches('_');
         Ident::new(&format!("__mrtr_s_{name}_{b}"), binding.ident.span())
     }
 
