@@ -143,6 +143,37 @@ impl Regressions {
         };
         Ok(reply(verdict))
     }
+
+    /// A `continue` under an inner binding that hides a local the loop head needs (`tries`),
+    /// and a `let .. else` hiding a local the code after the `if` reads: both used to be
+    /// refused ("rename that inner binding"); the outer bindings are now parked by name.
+    #[mrtr_tool]
+    #[tool(description = "jumps and let-else under shadowing bindings")]
+    async fn shadowing_around_jumps_and_let_else(
+        &self,
+        Parameters(args): Parameters<Args>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let mut tries = 0;
+        for item in args.items.clone() {
+            let ok = ask!(ok: elicit::<Confirm>(format!("Take {item}?")));
+            if ok.is_decline() {
+                let tries = 99;
+                self.effects.record(format!("skip {item} {tries}"));
+                continue;
+            }
+            tries += 1;
+        }
+        let label = format!("tries {tries}");
+        if args.review {
+            let Some(label) = args.items.first().cloned() else {
+                return Ok(reply("no items"));
+            };
+            let last = ask!(last: elicit::<Confirm>(format!("Last look at {label}?")));
+            self.effects
+                .record(format!("looked at {label} {}", last.is_accept()));
+        }
+        Ok(reply(label))
+    }
 }
 
 fn server(effects: Effects) -> TestServer<Regressions> {
@@ -302,4 +333,23 @@ async fn an_answer_read_after_a_second_ask_is_carried_across_it() {
     )
     .await;
     both.assert_table("declined", 2, 2);
+}
+
+#[tokio::test]
+async fn bindings_hidden_around_a_jump_or_by_a_let_else_keep_their_outer_values() {
+    let client = || {
+        ScriptedClient::new(Caps::FORM_ONLY)
+            .on_elicit("Take a?", [accept(json!({"ok": true}))])
+            .on_elicit("Take b?", [Reply::Decline])
+            .on_elicit("Take c?", [accept(json!({"ok": true}))])
+            .on_elicit("Last look at a?", [accept(json!({"ok": true}))])
+    };
+    let args = json!({"items": ["a", "b", "c"], "review": true});
+    let both = run_both(server, client, "shadowing_around_jumps_and_let_else", args).await;
+    both.assert_table("tries 2", 4, 4);
+    assert_eq!(both.legacy.effects, ["skip b 99", "looked at a true"]);
+
+    let args = json!({"items": [], "review": true});
+    let empty = run_both(server, client, "shadowing_around_jumps_and_let_else", args).await;
+    empty.assert_table("no items", 0, 0);
 }

@@ -131,23 +131,24 @@ fn a_handler_without_tool_prompt_or_resource_is_rejected_with_a_fix() {
 }
 
 #[test]
-fn a_jump_under_a_binding_that_hides_a_saved_local_is_refused() {
-    let out = expand(quote! {
-        #[tool(description = "t")]
-        async fn f(&self, Parameters(args): Parameters<Args>) -> Result<String, ErrorData> {
-            let mut tries = 0;
-            for item in args.items.clone() {
-                let ok = ask!(ok: elicit_url(item, "https://example.com"));
-                if ok.is_decline() {
-                    let tries = 99;
-                    let _ = tries;
-                    continue;
+fn bindings_hidden_by_a_let_else_and_around_a_jump_are_parked_through_a_macro() {
+    insta::assert_snapshot!(expand(quote! {
+        #[tool(description = "Collect")]
+        async fn collect(&self, Parameters(args): Parameters<Args>) -> Result<String, ErrorData> {
+            let name = args.name.clone();
+            loop {
+                let a = ask!(a: elicit::<Num>(format!("a {name}")));
+                if let Answer::Accept(Num { n: name }) = a {
+                    if name > 4 { break; }
                 }
-                tries += 1;
             }
-            Ok(format!("{tries}"))
+            let tag = String::from("t");
+            if args.deep {
+                let Some(tag) = first(&args) else { return Ok(String::new()) };
+                let b = ask!(b: elicit::<Num>(format!("b {tag}")));
+                drop(b);
+            }
+            Ok(format!("{name} {tag}"))
         }
-    });
-    assert!(out.contains("compile_error"), "{out}");
-    assert!(out.contains("rename that inner binding"), "{out}");
+    }));
 }

@@ -310,52 +310,47 @@ impl Gen<'_> {
         quote!(#store #park #goto)
     }
 
-    fn jump(&self, jump: usize, held: &Held) -> TokenStream {
+    /// The code of a jump to an opened loop, and what must be defined before the statement
+    /// it sits in (see [`JumpFiller`]).
+    fn jump(&self, jump: usize, held: &Held) -> (TokenStream, TokenStream) {
         let jump = &self.body.jumps[jump];
         match &jump.kind {
             JumpKind::Continue => {
                 let latch = self.latch(jump.target, held);
-                quote!({ #latch })
+                (TokenStream::new(), quote!({ #latch }))
             }
             JumpKind::Break(value) => {
-                let value = value.as_ref().map(|v| {
-                    let v = self.fill_jumps_expr(v.clone(), held);
-                    quote!(#v)
-                });
+                let (prelude, value) = match value {
+                    Some(v) => {
+                        let (prelude, v) = self.fill_jumps_expr(v.clone(), held);
+                        (prelude, Some(quote!(#v)))
+                    }
+                    None => (TokenStream::new(), None),
+                };
                 let exit = self.exit(jump.target, value, held);
-                quote!({ #exit })
+                (prelude, quote!({ #exit }))
             }
         }
     }
 
-    fn fill_jumps_expr(&self, mut expr: Expr, held: &Held) -> Expr {
-        JumpFiller {
-            inner: Vec::new(),
-            machine: self,
-            held,
-        }
-        .visit_expr_mut(&mut expr);
-        expr
+    /// Each `fill_jumps_*` returns the item with its jumps filled in, and a prelude to emit
+    /// right before the statement the item belongs to.
+    fn fill_jumps_expr(&self, mut expr: Expr, held: &Held) -> (TokenStream, Expr) {
+        let mut filler = JumpFiller::new(self, held);
+        filler.visit_expr_mut(&mut expr);
+        (filler.prelude, expr)
     }
 
-    fn fill_jumps_stmt(&self, mut stmt: syn::Stmt, held: &Held) -> syn::Stmt {
-        JumpFiller {
-            inner: Vec::new(),
-            machine: self,
-            held,
-        }
-        .visit_stmt_mut(&mut stmt);
-        stmt
+    fn fill_jumps_stmt(&self, mut stmt: syn::Stmt, held: &Held) -> (TokenStream, syn::Stmt) {
+        let mut filler = JumpFiller::new(self, held);
+        filler.visit_stmt_mut(&mut stmt);
+        (filler.prelude, stmt)
     }
 
-    fn fill_jumps_block(&self, mut block: syn::Block, held: &Held) -> syn::Block {
-        JumpFiller {
-            inner: Vec::new(),
-            machine: self,
-            held,
-        }
-        .visit_block_mut(&mut block);
-        block
+    fn fill_jumps_block(&self, mut block: syn::Block, held: &Held) -> (TokenStream, syn::Block) {
+        let mut filler = JumpFiller::new(self, held);
+        filler.visit_block_mut(&mut block);
+        (filler.prelude, block)
     }
 
     /// Held bindings a new binding of the same name hides while they are still needed later.
@@ -378,8 +373,9 @@ impl Gen<'_> {
         for node in &f.stmts[from..] {
             match &node.kind {
                 NodeKind::Verbatim(stmt) => {
-                    let stmt = self.fill_jumps_stmt(stmt.clone(), &held);
+                    let (prelude, stmt) = self.fill_jumps_stmt(stmt.clone(), &held);
                     let hidden = self.shadowed(&node.defs, &node.live_out, &held);
+                    out.extend(prelude);
                     out.extend(self.verbatim_with_parks(stmt, &hidden, &held));
                     out.extend(node.defs.iter().filter_map(|&b| self.type_witness(b)));
                     for b in hidden {
@@ -422,16 +418,16 @@ impl Gen<'_> {
                     *init.expr = syn::parse_quote!({ let __mrtr_v = #value; #park __mrtr_v });
                     quote!(#local)
                 }
+                // `let .. else` (or `let x;`): the value and the binding are one statement, so
+                // the hidden bindings are parked after it, through a macro defined before it:
+                // a `macro_rules!` body names the locals visible where it is defined.
                 _ => {
-                    let names: Vec<String> = hidden
-                        .iter()
-                        .map(|&b| self.binding(b).ident.to_string())
-                        .collect();
-                    let message = format!(
-                        "this `let .. else` hides `{}`, which is still used after the next `ask!`; give the new binding another name",
-                        names.join("`, `")
-                    );
-                    quote_spanned!(local.let_token.span=> ::core::compile_error!(#message); #local)
+                    let name = format_ident!("__mrtr_hide_{}", hidden[0]);
+                    quote! {
+                        macro_rules! #name { () => { #park } }
+                        #local
+                        #name!();
+                    }
                 }
             },
             other => quote!(#other),
@@ -440,14 +436,20 @@ impl Gen<'_> {
 
     fn frame_exit(&self, frame: FrameId, held: &Held) -> TokenStream {
         let f = &self.body.frames[frame];
-        let tail = f.tail.clone().map(|t| self.fill_jumps_expr(t, held));
+        let (prelude, tail) = match f.tail.clone() {
+            Some(t) => {
+                let (prelude, t) = self.fill_jumps_expr(t, held);
+                (prelude, Some(t))
+            }
+            None => (TokenStream::new(), None),
+        };
         let rt = rt();
         if f.tail_diverges
             && let Some(tail) = tail
         {
-            return quote!(#tail;);
+            return quote!(#prelude #tail;);
         }
-        match f.exit {
+        let exit = match f.exit {
             FrameExit::Return => {
                 let ret = self.ret;
                 match tail {
@@ -465,7 +467,8 @@ impl Gen<'_> {
                 let latch = self.latch(c, held);
                 quote!(#tail #latch)
             }
-        }
+        };
+        quote!(#prelude #exit)
     }
 
     /// An `ask!` reached in this arm: evaluate the requests, register them, park, go resume.
@@ -474,7 +477,8 @@ impl Gen<'_> {
         let path = &s.path;
         let mut out = quote!(#path!(@lowered););
         if let [key] = &s.keys[..] {
-            let request = self.fill_jumps_expr(key.request.clone(), held);
+            let (prelude, request) = self.fill_jumps_expr(key.request.clone(), held);
+            out.extend(prelude);
             let marker = Self::marker(&key.key);
             let wire = self.key_at_ask(site, &key.key);
             let span = key.key.span();
@@ -492,7 +496,8 @@ impl Gen<'_> {
         }
         // Every request of the round is built before any is registered, in source order.
         for (i, key) in s.keys.iter().enumerate() {
-            let request = self.fill_jumps_expr(key.request.clone(), held);
+            let (prelude, request) = self.fill_jumps_expr(key.request.clone(), held);
+            out.extend(prelude);
             let r = format_ident!("__mrtr_r{}", i);
             let span = key.key.span();
             out.extend(quote_spanned! {span=>
@@ -524,9 +529,11 @@ impl Gen<'_> {
                 otherwise,
                 ..
             } => {
+                let mut preludes = TokenStream::new();
                 let mut out = TokenStream::new();
                 for (i, (cond, frame)) in branches.iter().enumerate() {
-                    let cond = self.fill_jumps_expr(cond.clone(), held);
+                    let (prelude, cond) = self.fill_jumps_expr(cond.clone(), held);
+                    preludes.extend(prelude);
                     let mut inner = held.clone();
                     inner.extend(self.body.frames[*frame].start.iter().copied());
                     let code = self.run(*frame, 0, inner);
@@ -540,23 +547,26 @@ impl Gen<'_> {
                     None => self.exit(c, None, held),
                 };
                 out.extend(quote!(else { #otherwise }));
-                out
+                quote!(#preludes #out)
             }
             ConstructKind::Match {
                 scrutinee, arms, ..
             } => {
-                let scrutinee = self.fill_jumps_expr(scrutinee.clone(), held);
-                let arms = arms.iter().map(|(pat, frame)| {
+                let (mut preludes, scrutinee) = self.fill_jumps_expr(scrutinee.clone(), held);
+                let mut code_arms = Vec::new();
+                for (pat, frame) in arms {
                     let mut pat = pat.clone();
                     if let syn::Pat::Guard(guard) = &mut pat {
-                        *guard.guard = self.fill_jumps_expr((*guard.guard).clone(), held);
+                        let (prelude, filled) = self.fill_jumps_expr((*guard.guard).clone(), held);
+                        preludes.extend(prelude);
+                        *guard.guard = filled;
                     }
                     let mut inner = held.clone();
                     inner.extend(self.body.frames[*frame].start.iter().copied());
                     let code = self.run(*frame, 0, inner);
-                    quote!(#pat => { #code })
-                });
-                quote!(match #scrutinee { #(#arms)* })
+                    code_arms.push(quote!(#pat => { #code }));
+                }
+                quote!(#preludes match #scrutinee { #(#code_arms)* })
             }
             ConstructKind::Block(frame) => {
                 let code = self.run(*frame, 0, held.clone());
@@ -576,7 +586,7 @@ impl Gen<'_> {
                 counter,
                 ..
             } => {
-                let iter = self.fill_jumps_expr(iter.clone(), held);
+                let (prelude, iter) = self.fill_jumps_expr(iter.clone(), held);
                 let rest_local = self.local(*rest);
                 let counter_local = self.local(*counter);
                 let mut inner = held.clone();
@@ -585,6 +595,7 @@ impl Gen<'_> {
                 let park = self.park(&construct.live_head, &inner);
                 let goto = self.goto(Arm::Head(c));
                 quote! {
+                    #prelude
                     let mut #rest_local = #rt::rest_of(#iter);
                     let mut #counter_local: usize = 0;
                     #park #goto
@@ -775,22 +786,26 @@ impl Gen<'_> {
     ) -> TokenStream {
         let hidden = self.shadowed(&node.defs, &node.live_out, held);
         let park = self.park(&hidden.iter().copied().collect(), held);
-        let diverge = diverge.map(|d| {
-            let d = self.fill_jumps_block(d.clone(), held);
-            quote!(else #d)
-        });
+        let (prelude, diverge) = match diverge {
+            Some(d) => {
+                let (prelude, d) = self.fill_jumps_block(d.clone(), held);
+                (prelude, Some(quote!(else #d)))
+            }
+            None => (TokenStream::new(), None),
+        };
         for b in hidden {
             held.remove(&b);
         }
         held.extend(node.defs.iter().copied());
         // Parks go between computing the value and binding it (the pattern may hide them).
-        match (park.is_empty(), diverge) {
+        let binding = match (park.is_empty(), diverge) {
             (true, diverge) => quote!(let #pat = #value #diverge;),
             (false, Some(diverge)) => {
                 quote!(let __mrtr_v = #value; #park let #pat = __mrtr_v #diverge;)
             }
             (false, None) => quote!(let __mrtr_v = #value; #park let #pat = __mrtr_v;),
-        }
+        };
+        quote!(#prelude #binding)
     }
 
     fn head_arm(&self, c: ConstructId) -> TokenStream {
@@ -811,14 +826,14 @@ impl Gen<'_> {
                 }
                 ConstructKind::While { cond: Expr::Let(l), .. } => {
                     let exit = self.exit(c, None, &held);
-                    let cond = self.fill_jumps_expr((*l.expr).clone(), &held);
+                    let (prelude, cond) = self.fill_jumps_expr((*l.expr).clone(), &held);
                     let pat = &l.pat;
-                    quote!(let #pat = #cond else { #exit };)
+                    quote!(#prelude let #pat = #cond else { #exit };)
                 }
                 ConstructKind::While { cond, .. } => {
                     let exit = self.exit(c, None, &held);
-                    let cond = self.fill_jumps_expr(cond.clone(), &held);
-                    quote!(if !(#cond) { #exit })
+                    let (prelude, cond) = self.fill_jumps_expr(cond.clone(), &held);
+                    quote!(#prelude if !(#cond) { #exit })
                 }
                 _ => quote!(),
             };
@@ -1026,12 +1041,30 @@ impl Gen<'_> {
 const TUPLE: usize = 12;
 
 /// Replaces `__mrtr_jump!(n)` placeholders with the jump's code under the current held set.
+///
+/// A jump under a binding that hides a held one (`if let Some(item) = .. { break }` with an
+/// outer `item` to park) cannot name the outer binding. Its park goes into a `macro_rules!`
+/// defined before the statement, where the outer binding is the one in scope: a macro's body
+/// names the locals visible at its definition (macro hygiene), so invoking it at the jump
+/// parks the right value.
 struct JumpFiller<'g, 'a> {
     machine: &'g Gen<'a>,
     held: &'g Held,
-    /// Names bound inside the statement around the placeholder being visited: a put-back of a
-    /// binding with one of these names would move the inner value, so it is refused instead.
+    /// Names bound inside the statement around the placeholder being visited.
     inner: Vec<Vec<String>>,
+    /// The park macros of hidden bindings, for before the statement.
+    prelude: TokenStream,
+}
+
+impl<'g, 'a> JumpFiller<'g, 'a> {
+    fn new(machine: &'g Gen<'a>, held: &'g Held) -> Self {
+        JumpFiller {
+            machine,
+            held,
+            inner: Vec::new(),
+            prelude: TokenStream::new(),
+        }
+    }
 }
 
 impl JumpFiller<'_, '_> {
@@ -1041,7 +1074,8 @@ impl JumpFiller<'_, '_> {
         self.inner.pop();
     }
 
-    fn hidden_parks(&self, jump: usize) -> Vec<String> {
+    /// Bindings the jump parks whose names a binding around the jump hides.
+    fn hidden_parks(&self, jump: usize) -> Held {
         let j = &self.machine.body.jumps[jump];
         let construct = &self.machine.body.constructs[j.target];
         let target = match j.kind {
@@ -1050,9 +1084,12 @@ impl JumpFiller<'_, '_> {
         };
         target
             .iter()
-            .filter(|&&b| self.machine.parks(b, self.held))
-            .map(|&b| self.machine.binding(b).ident.to_string())
-            .filter(|name| self.inner.iter().flatten().any(|n| n == name))
+            .copied()
+            .filter(|&b| self.machine.parks(b, self.held))
+            .filter(|&b| {
+                let name = self.machine.binding(b).ident.to_string();
+                self.inner.iter().flatten().any(|n| *n == name)
+            })
             .collect()
     }
 }
@@ -1066,14 +1103,18 @@ impl VisitMut for JumpFiller<'_, '_> {
         {
             let hidden = self.hidden_parks(id);
             let code = if hidden.is_empty() {
-                self.machine.jump(id, self.held)
+                let (prelude, code) = self.machine.jump(id, self.held);
+                self.prelude.extend(prelude);
+                code
             } else {
-                let message = format!(
-                    "this jump leaves a loop that contains `ask!`, which saves `{}`, but a binding declared around the jump hides it; rename that inner binding",
-                    hidden.join("`, `")
-                );
-                let span = m.mac.path.segments[0].ident.span();
-                quote_spanned!(span=> ::core::compile_error!(#message))
+                let park = self.machine.park(&hidden, self.held);
+                let name = format_ident!("__mrtr_park_{}", id);
+                self.prelude
+                    .extend(quote!(macro_rules! #name { () => { #park } }));
+                let visible: Held = self.held.difference(&hidden).copied().collect();
+                let (prelude, code) = self.machine.jump(id, &visible);
+                self.prelude.extend(prelude);
+                quote!({ #name!(); #code })
             };
             *expr = syn::parse_quote!(#code);
             return;
