@@ -165,6 +165,7 @@ fn analyse(method: &ImplItemFn, errors: &mut Errors) -> Option<(ir::Body, ir::Li
     let mut body = build::build(&params, &method.block, ret, errors);
     let start_live = liveness::analyse(&mut body);
     validate::check(&body, errors);
+    validate::check_carried_count(&body, &method.sig.ident, errors);
     Some((body, start_live))
 }
 
@@ -200,13 +201,6 @@ fn lower_method(
         fn_name: name,
         local: is_local(method),
     };
-    if plan.carried.len() > 64 {
-        errors.at(
-            &method.sig.ident,
-            "this handler carries more than 64 locals across its `ask!`s; group some into a struct",
-        );
-        return None;
-    }
     let handler_const = handler_const(&method.sig.ident);
     let lowered = machine.body_tokens(quote!(__mrtr_call.open(const { &Self::#handler_const })));
     let step_enum = impl_of.and_then(|impl_of| steps::step_enum(&machine, impl_of));

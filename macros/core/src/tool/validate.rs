@@ -2,7 +2,7 @@
 //! values, so borrows, closures and uninitialized locals are rejected before rustc sees them
 //! (its own errors for these are correct but cryptic; lowering.md §5.2, §8).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use syn::Expr;
 
@@ -106,5 +106,21 @@ fn borrows(init: &Expr) -> Option<String> {
         }
         Expr::Try(t) => borrows(&t.expr),
         _ => None,
+    }
+}
+
+/// A step selects the slots it saves with a 64-bit mask (`StepInfo::mask`).
+pub fn check_carried_count(body: &Body, handler: &syn::Ident, errors: &mut Errors) {
+    let carried: BTreeSet<BindingId> = body
+        .sites
+        .iter()
+        .flat_map(|s| s.live.iter().copied())
+        .filter(|&b| body.bindings[b].is_serialized())
+        .collect();
+    if carried.len() > 64 {
+        errors.at(
+            handler,
+            "this handler carries more than 64 locals across its `ask!`s; group some into a struct",
+        );
     }
 }
