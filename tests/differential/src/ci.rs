@@ -3,8 +3,10 @@
 /// The CI batch's seed: changing it changes every generated handler.
 pub const SEED: u64 = 0x2026_0728;
 
-/// Generated handlers compiled into the CI batch, spread over [`BATCHES`] test targets.
-pub const PROGRAMS: usize = 300;
+/// Generated handlers the CI batch is drawn from (the first this many the macro accepts),
+/// spread over [`BATCHES`] test targets; the known non-compiling ones of `expected.rs` are
+/// dropped, leaving at least 300 compiled.
+pub const PROGRAMS: usize = 320;
 
 /// Test targets the batch is split into (`tests/generated_<i>.rs`): they build in parallel.
 pub const BATCHES: usize = 3;

@@ -5,6 +5,7 @@ pub mod case;
 pub mod compare;
 pub mod eras;
 pub mod reference;
+pub mod verdict;
 pub mod vocab;
 
 pub use case::{Case, PlainCall};

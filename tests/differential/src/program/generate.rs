@@ -122,6 +122,13 @@ impl Gen<'_> {
         self.declare(name, ty, assignable)
     }
 
+    /// An `Answer` binding: always a fresh `a<n>`, never shadowed (only `v` names are), so
+    /// the conversion that follows names exactly it.
+    fn bind_answer(&mut self, form: Form, assignable: bool) -> VarId {
+        let name = self.fresh_name("a");
+        self.declare(name, Ty::Answer(form), assignable)
+    }
+
     fn declare(&mut self, name: String, ty: Ty, assignable: bool) -> VarId {
         self.vars.push(Var { name, ty });
         let var = self.vars.len() - 1;
@@ -621,7 +628,7 @@ impl Gen<'_> {
             0 => {
                 let form = self.form();
                 let ask = self.ask(&[form]);
-                let answer = self.bind(Ty::Answer(form), false);
+                let answer = self.bind_answer(form, false);
                 out.push(Stmt::Let { var: answer, mutable: false, init: Init::Ask(ask) });
                 self.convert(answer, form, out);
             }
@@ -634,7 +641,7 @@ impl Gen<'_> {
             }
             2 => {
                 let form = self.form();
-                let answer = self.bind(Ty::Answer(form), true);
+                let answer = self.bind_answer(form, true);
                 out.push(Stmt::Let { var: answer, mutable: true, init: Init::Expr(Expr::Declined) });
                 out.push(self.effect());
                 let ask = self.ask(&[form]);
@@ -648,7 +655,7 @@ impl Gen<'_> {
             4 => {
                 let forms: Vec<Form> = (0..2 + self.src.pick(2)).map(|_| self.form()).collect();
                 let ask = self.ask(&forms);
-                let vars: Vec<VarId> = forms.iter().map(|&f| self.bind(Ty::Answer(f), false)).collect();
+                let vars: Vec<VarId> = forms.iter().map(|&f| self.bind_answer(f, false)).collect();
                 out.push(Stmt::LetTuple { vars: vars.clone(), ask });
                 for (var, form) in vars.into_iter().zip(forms) {
                     self.convert(var, form, out);
@@ -661,7 +668,7 @@ impl Gen<'_> {
                 } else {
                     Init::Ask(self.ask(&[form]))
                 };
-                let answer = self.bind(Ty::Answer(form), false);
+                let answer = self.bind_answer(form, false);
                 out.push(Stmt::Let { var: answer, mutable: false, init });
                 self.convert(answer, form, out);
             }

@@ -11,3 +11,4 @@ pub mod generate;
 pub mod liveness;
 pub mod reject;
 pub mod script;
+pub mod shrink;

@@ -1,7 +1,7 @@
 //! What the macro itself says about a generated handler, without compiling it: whether
 //! `#[mrtr_tool]` rejects it (a `compile_error!` in its expansion), and its carried sets.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::str::FromStr;
 
 use proc_macro2::{TokenStream, TokenTree};
@@ -79,7 +79,10 @@ pub struct CarryMismatch {
 }
 
 /// Compares the macro's carried set of every step with [`liveness::live_after_asks`]. Only user
-/// locals are compared (the macro's own `#rest`/`#i` loop state is not in the oracle).
+/// locals are compared (the macro's own `#rest`/`#i` loop state is not in the oracle), and by
+/// base name with multiplicity: the macro numbers (`name@k`) only the bindings of constructs it
+/// opens, which the oracle need not replicate; carrying the wrong one of two same-named
+/// bindings shows up as a behaviour failure instead.
 pub fn carry_mismatches(program: &Program) -> Result<Vec<CarryMismatch>, Vec<String>> {
     let steps = mrtr_macros_core::carried_sets(method_tokens(program))?;
     let live = liveness::live_after_asks(program);
@@ -91,15 +94,29 @@ pub fn carry_mismatches(program: &Program) -> Result<Vec<CarryMismatch>, Vec<Str
     let mut mismatches = Vec::new();
     for (step, keys, carried) in steps {
         let Some(site) = keys.first().and_then(|k| site_of_key.get(k)) else { continue };
-        let carried: BTreeSet<String> = carried.into_iter().filter(|c| !c.starts_with('#')).collect();
-        let expected: BTreeSet<String> = live[site].iter().map(|v| wire[v].clone()).collect();
-        let over: Vec<String> = carried.difference(&expected).cloned().collect();
-        let under: Vec<String> = expected.difference(&carried).cloned().collect();
+        let carried = base_names(carried.iter().filter(|c| !c.starts_with('#')));
+        let expected = base_names(live[site].iter().map(|v| &wire[v]));
+        let over = excess(&carried, &expected);
+        let under = excess(&expected, &carried);
         if !over.is_empty() || !under.is_empty() {
             mismatches.push(CarryMismatch { step, keys, over, under });
         }
     }
     Ok(mismatches)
+}
+
+fn base_names<'a>(names: impl Iterator<Item = &'a String>) -> BTreeMap<String, usize> {
+    let mut counts = BTreeMap::new();
+    for name in names {
+        let base = name.split('@').next().unwrap_or(name).to_owned();
+        *counts.entry(base).or_insert(0) += 1;
+    }
+    counts
+}
+
+/// The names `a` has more of than `b`.
+fn excess(a: &BTreeMap<String, usize>, b: &BTreeMap<String, usize>) -> Vec<String> {
+    a.iter().filter(|(name, n)| b.get(*name).copied().unwrap_or(0) < **n).map(|(name, _)| name.clone()).collect()
 }
 
 fn site_keys(program: &Program, site: usize) -> Vec<String> {
