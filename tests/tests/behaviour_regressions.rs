@@ -174,6 +174,37 @@ impl Regressions {
         }
         Ok(reply(label))
     }
+
+    /// Patterns of an `if let`, a `match` arm and an `if let` that initializes a `let` of the
+    /// same name, each hiding a local of another type that the code after them still reads
+    /// (found by the differential tests: E0308 / E0382 in the lowered code).
+    #[mrtr_tool]
+    #[tool(description = "pattern bindings hiding locals the code after them reads")]
+    async fn patterns_hiding_live_locals(
+        &self,
+        Parameters(args): Parameters<Args>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let v: u32 = args.tries;
+        let note = args.note.clone();
+        if let Some(v) = note.clone() {
+            let a = ask!(first: elicit::<Confirm>(format!("Note {v}?")));
+            self.effects.record(format!("note {v} {}", a.is_accept()));
+        }
+        let w: String = if let Some(w) = note {
+            let b = ask!(second: elicit::<Confirm>(format!("Again {w}?")));
+            format!("{w}:{}", b.is_accept())
+        } else {
+            String::new()
+        };
+        let r = match Some(v + 1) {
+            Some(v) if v > 1 => {
+                let c = ask!(third: elicit::<Confirm>(format!("Bump {v}?")));
+                v + u32::from(c.is_accept())
+            }
+            _ => 0,
+        };
+        Ok(reply(format!("{v} {w} {r}")))
+    }
 }
 
 fn server(effects: Effects) -> TestServer<Regressions> {
@@ -352,4 +383,22 @@ async fn bindings_hidden_around_a_jump_or_by_a_let_else_keep_their_outer_values(
     let args = json!({"items": [], "review": true});
     let empty = run_both(server, client, "shadowing_around_jumps_and_let_else", args).await;
     empty.assert_table("no items", 0, 0);
+}
+
+#[tokio::test]
+async fn pattern_bindings_that_hide_live_locals_leave_the_outer_values_intact() {
+    let client = || {
+        ScriptedClient::new(Caps::FORM_ONLY)
+            .on_elicit("Note n?", [accept(json!({"ok": true}))])
+            .on_elicit("Again n?", [Reply::Decline])
+            .on_elicit("Bump 4?", [accept(json!({"ok": true}))])
+    };
+    let args = json!({"tries": 3, "note": "n"});
+    let both = run_both(server, client, "patterns_hiding_live_locals", args).await;
+    both.assert_table("3 n:false 5", 3, 3);
+    assert_eq!(both.legacy.effects, ["note n true"]);
+
+    let args = json!({"tries": 0});
+    let none = run_both(server, client, "patterns_hiding_live_locals", args).await;
+    none.assert_table("0  0", 0, 0);
 }

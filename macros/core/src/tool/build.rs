@@ -189,6 +189,7 @@ impl Builder<'_> {
             tail_uses: Live::new(),
             tail_jumps: Vec::new(),
             tail_diverges: false,
+            live_in: Live::new(),
         });
         self.scopes.push(start);
 

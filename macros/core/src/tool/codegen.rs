@@ -519,6 +519,39 @@ impl Gen<'_> {
         out
     }
 
+    /// The code of a branch or arm entered inline, and what to define before the construct.
+    ///
+    /// Its pattern (`if let Some(v)`, a match arm's `Ok(v)`) can hide a held binding of the same
+    /// name that the code after the construct still needs; that binding is parked first, through
+    /// a `macro_rules!` defined before the construct, where the outer binding is in scope (the
+    /// scrutinee may still read it), and invoked as the branch starts.
+    fn enter_frame(&self, frame: FrameId, held: &Held) -> (TokenStream, TokenStream) {
+        let f = &self.body.frames[frame];
+        let hidden: Held = held
+            .iter()
+            .copied()
+            .filter(|b| !f.start.contains(b) && f.live_in.contains(b))
+            .filter(|&b| {
+                f.start
+                    .iter()
+                    .any(|&s| self.binding(s).ident == self.binding(b).ident)
+            })
+            .filter(|&b| self.parks(b, held))
+            .collect();
+        let mut inner: Held = held.difference(&hidden).copied().collect();
+        inner.extend(f.start.iter().copied());
+        let code = self.run(frame, 0, inner);
+        if hidden.is_empty() {
+            return (TokenStream::new(), code);
+        }
+        let park = self.park(&hidden, held);
+        let name = format_ident!("__mrtr_hide_f{}", frame);
+        (
+            quote!(macro_rules! #name { () => { #park } }),
+            quote!(#name!(); #code),
+        )
+    }
+
     /// Reaching an opened construct: its ask-free parts run here, the rest in its own arms.
     fn enter(&self, c: ConstructId, held: &Held) -> TokenStream {
         let construct = &self.body.constructs[c];
@@ -534,9 +567,8 @@ impl Gen<'_> {
                 for (i, (cond, frame)) in branches.iter().enumerate() {
                     let (prelude, cond) = self.fill_jumps_expr(cond.clone(), held);
                     preludes.extend(prelude);
-                    let mut inner = held.clone();
-                    inner.extend(self.body.frames[*frame].start.iter().copied());
-                    let code = self.run(*frame, 0, inner);
+                    let (define, code) = self.enter_frame(*frame, held);
+                    preludes.extend(define);
                     if i > 0 {
                         out.extend(quote!(else));
                     }
@@ -561,9 +593,8 @@ impl Gen<'_> {
                         preludes.extend(prelude);
                         *guard.guard = filled;
                     }
-                    let mut inner = held.clone();
-                    inner.extend(self.body.frames[*frame].start.iter().copied());
-                    let code = self.run(*frame, 0, inner);
+                    let (define, code) = self.enter_frame(*frame, held);
+                    preludes.extend(define);
                     code_arms.push(quote!(#pat => { #code }));
                 }
                 quote!(#preludes match #scrutinee { #(#code_arms)* })

@@ -77,6 +77,8 @@ pub struct Frame {
     pub tail_jumps: Vec<usize>,
     /// The tail always leaves (`return x` as a match arm's value).
     pub tail_diverges: bool,
+    /// Filled by liveness: live at the frame's first statement, its start bindings included.
+    pub live_in: Live,
 }
 
 #[derive(Clone, Copy)]

@@ -27,6 +27,7 @@ fn frame_live(body: &mut Body, frame: FrameId) -> Live {
         body.frames[frame].stmts[index].live_out = live.clone();
         live = node_live(body, frame, index, live);
     }
+    body.frames[frame].live_in = live.clone();
     live
 }
 
