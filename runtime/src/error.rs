@@ -25,6 +25,11 @@ pub enum MrtrError {
     /// does not fit the requested schema.
     #[error("client request failed: {0}")]
     Client(String),
+    /// A legacy client cancelled the call (`notifications/cancelled`) while it waited on an ask:
+    /// the pending server-initiated requests are abandoned and the handler stops there. rmcp
+    /// drops the response of a cancelled request, so the client never sees this error.
+    #[error("the call was cancelled by the client")]
+    Cancelled,
     /// A bug or misconfiguration on this server.
     #[error("internal error: {0}")]
     Internal(String),
@@ -53,6 +58,10 @@ impl From<MrtrError> for ErrorData {
                 Some(serde_json::json!({ "requiredCapabilities": required })),
             ),
             MrtrError::Client(reason) => ErrorData::internal_error(reason, None),
+            MrtrError::Cancelled => {
+                tracing::info!(target: "mrtr", "legacy call cancelled while waiting on an ask");
+                ErrorData::internal_error("the request was cancelled", None)
+            }
             MrtrError::Internal(reason) => {
                 tracing::error!(target: "mrtr", %reason, "mrtr internal error");
                 ErrorData::internal_error(reason, None)
