@@ -18,6 +18,11 @@ pub enum MrtrError {
     /// `inputResponses` is not an object, or is past a size or depth limit.
     #[error("inputResponses rejected: {0}")]
     InvalidInputResponses(String),
+    /// The continuation of a suspended call would exceed `MRTR_STATE_MAX_BYTES`: refused from
+    /// the size of what it carries, before it is encoded. Reaches the client as a generic
+    /// -32603; the step and the sizes go to the log.
+    #[error("continuation too large: {0}")]
+    StateTooLarge(String),
     /// An ask needs a client capability this request did not declare (-32021).
     #[error("missing required client capability: {0}")]
     MissingCapability(Value),
@@ -39,6 +44,10 @@ pub enum MrtrError {
 pub(crate) const REJECTED_STATE_MESSAGE: &str =
     "Invalid params: requestState is invalid, expired or does not belong to this request";
 
+/// What a client is told when its call cannot be suspended: nothing about steps, sizes or
+/// configuration.
+pub(crate) const STATE_TOO_LARGE_MESSAGE: &str = "the continuation is too large";
+
 /// JSON-RPC code of `MissingRequiredClientCapabilityError` (2026-07-28).
 pub(crate) const MISSING_REQUIRED_CLIENT_CAPABILITY: i32 = -32021;
 
@@ -58,6 +67,10 @@ impl From<MrtrError> for ErrorData {
                 Some(serde_json::json!({ "requiredCapabilities": required })),
             ),
             MrtrError::Client(reason) => ErrorData::internal_error(reason, None),
+            MrtrError::StateTooLarge(reason) => {
+                tracing::warn!(target: "mrtr", %reason, "continuation too large");
+                ErrorData::internal_error(STATE_TOO_LARGE_MESSAGE, None)
+            }
             MrtrError::Cancelled => {
                 tracing::info!(target: "mrtr", "legacy call cancelled while waiting on an ask");
                 ErrorData::internal_error("the request was cancelled", None)

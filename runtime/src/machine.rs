@@ -495,12 +495,27 @@ impl Io {
                 "mrtr lowering bug: no step {step}"
             )));
         };
+        // The token holds the carried bytes base64-encoded: once they alone are past the cap,
+        // stop saving instead of encoding the remaining locals.
+        let cap = match &self.mode {
+            Mode::Modern { runtime, .. } => runtime.sealer.max_bytes(),
+            Mode::Live { .. } => usize::MAX,
+        };
         let mut carried = Vec::new();
         let mut failure = None;
         each_selected(slots, info.mask, |i, slot| {
             let name = info.carried.get(i).copied().unwrap_or("?");
             match slot.save(&mut carried) {
                 _ if failure.is_some() => {}
+                Ok(true) if carried.len().saturating_mul(4) / 3 > cap => {
+                    failure = Some(MrtrError::StateTooLarge(format!(
+                        "the locals step `{}` carries are {} bytes once `{name}` is saved, \
+                         over the cap of {cap} bytes for the whole requestState; carry ids \
+                         instead of payloads, or raise MRTR_STATE_MAX_BYTES",
+                        info.name,
+                        carried.len()
+                    )))
+                }
                 Ok(true) => {}
                 Ok(false) => {
                     failure = Some(MrtrError::Internal(format!(
