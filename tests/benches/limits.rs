@@ -59,7 +59,9 @@ impl Bench {
     #[tool(description = "builds 3 MB and returns")]
     async fn without_ask(&self) -> Result<CallToolResult, ErrorData> {
         let payload = "x".repeat(CARRIED_BYTES);
-        Ok(CallToolResult::success(vec![ContentBlock::text(payload.len().to_string())]))
+        Ok(CallToolResult::success(vec![ContentBlock::text(
+            payload.len().to_string(),
+        )]))
     }
 
     #[mrtr_tool]
@@ -67,7 +69,9 @@ impl Bench {
     async fn carrying(&self) -> Result<CallToolResult, ErrorData> {
         let payload = "x".repeat(CARRIED_BYTES);
         let _ = ask!(confirm: elicit::<Confirm>("Keep it?"));
-        Ok(CallToolResult::success(vec![ContentBlock::text(payload.len().to_string())]))
+        Ok(CallToolResult::success(vec![ContentBlock::text(
+            payload.len().to_string(),
+        )]))
     }
 
     #[mrtr_tool]
@@ -81,7 +85,10 @@ impl Bench {
 fn responses(keys: usize) -> Value {
     let mut map = Map::new();
     for i in 0..keys {
-        map.insert(format!("k{i}"), json!({"action": "accept", "content": {"ok": true}}));
+        map.insert(
+            format!("k{i}"),
+            json!({"action": "accept", "content": {"ok": true}}),
+        );
     }
     Value::Object(map)
 }
@@ -125,7 +132,11 @@ fn limits(c: &mut Criterion) {
     let many = Some(responses(100_000));
     for (label, (base_tool, base), (tool, input)) in [
         ("3 MB carried", ("without_ask", None), ("carrying", None)),
-        ("100,000 keys", ("confirm", one.clone()), ("confirm", many.clone())),
+        (
+            "100,000 keys",
+            ("confirm", one.clone()),
+            ("confirm", many.clone()),
+        ),
     ] {
         let (_, base_peak) = peak_of(|| call(base_tool, base.clone()));
         let (_, peak) = peak_of(|| call(tool, input.clone()));
@@ -143,10 +154,18 @@ fn limits(c: &mut Criterion) {
 
     let mut group = c.benchmark_group("limits");
     group.sample_size(10);
-    group.bench_function("3mb/without_ask (baseline)", |b| b.iter(|| call("without_ask", None)));
-    group.bench_function("3mb/carried, refused", |b| b.iter(|| call("carrying", None)));
-    group.bench_function("keys/1 (baseline)", |b| b.iter(|| call("confirm", one.clone())));
-    group.bench_function("keys/100000, refused", |b| b.iter(|| call("confirm", many.clone())));
+    group.bench_function("3mb/without_ask (baseline)", |b| {
+        b.iter(|| call("without_ask", None))
+    });
+    group.bench_function("3mb/carried, refused", |b| {
+        b.iter(|| call("carrying", None))
+    });
+    group.bench_function("keys/1 (baseline)", |b| {
+        b.iter(|| call("confirm", one.clone()))
+    });
+    group.bench_function("keys/100000, refused", |b| {
+        b.iter(|| call("confirm", many.clone()))
+    });
     group.finish();
 }
 
