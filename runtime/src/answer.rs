@@ -165,7 +165,8 @@ fn decode_roots<T: DeserializeOwned>(raw: &Value) -> Result<Answer<T>, String> {
         .map_err(|e| format!("roots result does not decode: {e}"))
 }
 
-fn kind(value: &Value) -> &'static str {
+/// The JSON type of `value`, as an error message names it.
+pub(crate) fn kind(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",

@@ -13,6 +13,8 @@ use rmcp::ErrorData;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
+use crate::answer::kind;
+
 /// The JSON type a field must have.
 #[derive(Clone, Copy)]
 enum Expected {
@@ -139,17 +141,6 @@ fn error(method: &str, field: Option<&str>, reason: String) -> ErrorData {
         None => json!({ "method": method }),
     };
     ErrorData::invalid_params(format!("Invalid params for {method}: {reason}"), Some(data))
-}
-
-fn kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }
 
 /// serde quotes the offending value in its message; a hostile client must not choose how long
