@@ -5,6 +5,7 @@
 //! `cargo run --example deploy_service` serves Streamable HTTP at 127.0.0.1:8080/mcp;
 //! `-- --stdio` serves stdio; `-- --demo` plays the three-message exchange against itself.
 
+use mrtr::StrictParams;
 use mrtr_examples::ops::Ops;
 use mrtr_examples::servers::deploy_service::Deployer;
 use mrtr_examples::{Launch, init_tracing, install_runtime, serve};
@@ -19,7 +20,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         return mrtr_examples::demo::play_deploy(Deployer::new(ops.clone()), &ops).await;
     }
     serve(&launch, "deploy-service", move || {
-        Deployer::new(ops.clone())
+        StrictParams::new(Deployer::new(ops.clone()))
     })
     .await
 }

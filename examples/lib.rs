@@ -15,7 +15,9 @@ pub mod servers;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::time::Duration;
 
+use axum::serve::ListenerExt;
 use rmcp::ServerHandler;
 use rmcp::ServiceExt;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
@@ -73,6 +75,52 @@ pub fn install_runtime(audience: &str) -> Result<Arc<mrtr::Runtime>, mrtr::MrtrE
     Ok(mrtr::Runtime::from_env(audience)?.install())
 }
 
+/// How long a legacy Streamable HTTP session may stay silent before it is closed and its
+/// memory returned. A session dropped mid-elicitation (the user closed the tab, the proxy cut
+/// the stream) is otherwise held, handler and pending ask included, until the timeout.
+/// Matched to the default continuation TTL: a legacy user gets as long to answer a form as a
+/// 2026-07-28 one. 2026-07-28 requests have no session.
+pub const DEFAULT_SESSION_IDLE: Duration = Duration::from_secs(300);
+
+/// Overrides [`DEFAULT_SESSION_IDLE`], in seconds (1–86400).
+pub const SESSION_IDLE_VAR: &str = "MRTR_SESSION_IDLE_SECS";
+
+/// The idle timeout from [`SESSION_IDLE_VAR`], or the default.
+pub fn session_idle_timeout(var: impl Fn(&str) -> Option<String>) -> Result<Duration, String> {
+    let Some(text) = var(SESSION_IDLE_VAR) else {
+        return Ok(DEFAULT_SESSION_IDLE);
+    };
+    match text.trim().parse::<u64>() {
+        Ok(seconds @ 1..=86_400) => Ok(Duration::from_secs(seconds)),
+        _ => Err(format!(
+            "{SESSION_IDLE_VAR} must be a whole number of seconds between 1 and 86400, not `{}`",
+            text.trim()
+        )),
+    }
+}
+
+/// The legacy session store the examples serve with: sessions idle for `idle` are closed.
+pub fn session_manager(idle: Duration) -> Arc<LocalSessionManager> {
+    let mut manager = LocalSessionManager::default();
+    manager.session_config.keep_alive = Some(idle);
+    Arc::new(manager)
+}
+
+/// Binds `addr` for HTTP with `TCP_NODELAY` on every accepted connection: MCP messages are
+/// small request/response pairs, which Nagle's algorithm would hold back by up to 40 ms.
+pub async fn bind_nodelay(
+    addr: SocketAddr,
+) -> std::io::Result<(impl axum::serve::Listener<Addr = SocketAddr>, SocketAddr)> {
+    let listener = tokio::net::TcpListener::bind(addr).await?;
+    let bound = listener.local_addr()?;
+    let listener = listener.tap_io(|stream| {
+        if let Err(error) = stream.set_nodelay(true) {
+            tracing::warn!(%error, "cannot set TCP_NODELAY");
+        }
+    });
+    Ok((listener, bound))
+}
+
 /// Serves `make()` on the chosen transport until the client goes away (stdio) or the process is
 /// stopped (HTTP).
 pub async fn serve<S, F>(
@@ -90,15 +138,19 @@ where
             running.waiting().await?;
         }
         Launch::Http(addr) => {
+            let idle = session_idle_timeout(|name| std::env::var(name).ok())?;
             let service = StreamableHttpService::new(
                 move || Ok(make()),
-                Arc::new(LocalSessionManager::default()),
+                session_manager(idle),
                 StreamableHttpServerConfig::default(),
             );
             let router = axum::Router::new().nest_service("/mcp", service);
-            let listener = tokio::net::TcpListener::bind(addr).await?;
-            let bound = listener.local_addr()?;
+            let (listener, bound) = bind_nodelay(*addr).await?;
             eprintln!("{name}: serving MCP (2026-07-28 and legacy sessions) at http://{bound}/mcp");
+            eprintln!(
+                "  legacy sessions idle for {}s are closed ({SESSION_IDLE_VAR})",
+                idle.as_secs()
+            );
             eprintln!("  connect any MCP client to that URL, e.g.:");
             eprintln!(
                 "  npx @modelcontextprotocol/inspector --transport http --server-url http://{bound}/mcp"
@@ -140,6 +192,20 @@ mod tests {
         );
         assert_eq!(parse(&["--stdio"]), Ok(Launch::Stdio));
         assert_eq!(parse(&["--demo"]), Ok(Launch::Demo));
+    }
+
+    #[test]
+    fn the_session_idle_timeout_defaults_and_is_bounded() {
+        let from = |value: &'static str| move |_: &str| Some(value.to_owned());
+        assert_eq!(session_idle_timeout(|_| None), Ok(DEFAULT_SESSION_IDLE));
+        assert_eq!(
+            session_idle_timeout(from(" 90 ")),
+            Ok(Duration::from_secs(90))
+        );
+        for bad in ["0", "86401", "-1", "soon", ""] {
+            let error = session_idle_timeout(from(bad)).expect_err(bad);
+            assert!(error.contains(SESSION_IDLE_VAR), "{error}");
+        }
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! `release_notes` ported with `mrtr` (server in `servers/release_notes.rs`; legacy original in
 //! `servers/legacy/release_notes.rs`).
 
+use mrtr::StrictParams;
 use mrtr_examples::ops::Ops;
 use mrtr_examples::servers::release_notes::Releaser;
 use mrtr_examples::{Launch, init_tracing, install_runtime, serve};
@@ -11,5 +12,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let launch = Launch::from_args(std::env::args().skip(1))?;
     install_runtime("release-notes")?;
     let ops = Ops::new();
-    serve(&launch, "release-notes", move || Releaser::new(ops.clone())).await
+    serve(&launch, "release-notes", move || {
+        StrictParams::new(Releaser::new(ops.clone()))
+    })
+    .await
 }

@@ -1,6 +1,7 @@
 //! `read_file` and `list_dir` with roots retired (server in `servers/repo_tools.rs`; legacy
 //! original in `servers/legacy/repo_tools.rs`). Set `ALLOWED_ROOTS=/dir/a,/dir/b`.
 
+use mrtr::StrictParams;
 use mrtr::allowed_roots::AllowedRoots;
 use mrtr_examples::servers::repo_tools::RepoTools;
 use mrtr_examples::{Launch, init_tracing, serve};
@@ -11,5 +12,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let launch = Launch::from_args(std::env::args().skip(1))?;
     let roots = AllowedRoots::from_env("ALLOWED_ROOTS")?;
     eprintln!("repo-tools: allowed roots {:?}", roots.roots());
-    serve(&launch, "repo-tools", move || RepoTools::new(roots.clone())).await
+    serve(&launch, "repo-tools", move || {
+        StrictParams::new(RepoTools::new(roots.clone()))
+    })
+    .await
 }

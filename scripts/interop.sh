@@ -4,7 +4,9 @@
 #   - Python over Streamable HTTP on 2026-07-28 (the SDK's own input_required loop),
 #   - Python over stdio on a legacy initialize session (real server-initiated requests),
 #   - Python over stdio on 2026-07-28 (negotiated with server/discover),
-#   - TypeScript over Streamable HTTP on 2026-07-28.
+#   - TypeScript over Streamable HTTP on 2026-07-28,
+#   - Python over stdio on a legacy session against the legacy original `legacy_deploy_service`
+#     (plain rmcp, no mrtr): the "before" of the port must pass the same cases.
 # Each client prints PASS/FAIL lines; this script ends with the overall `N passed, N failed`
 # and exits non-zero if any check failed or any client crashed.
 set -euo pipefail
@@ -50,6 +52,10 @@ run_client "python, Streamable HTTP, 2026-07-28" "$INTEROP_PYTHON" interop/pytho
 run_client "python, stdio, legacy session" "$INTEROP_PYTHON" interop/python_client.py --stdio "$EXAMPLE_BIN" --stdio
 run_client "python, stdio, 2026-07-28" "$INTEROP_PYTHON" interop/python_client.py --era 2026-07-28 --stdio "$EXAMPLE_BIN" --stdio
 run_client "typescript, Streamable HTTP, 2026-07-28" "$NODE22/node" interop/ts_client.ts "$EXAMPLE_URL"
+
+echo "building example legacy_$EXAMPLE" >&2
+cargo build --quiet -p mrtr-examples --example "legacy_$EXAMPLE" >&2
+run_client "python, stdio, legacy original" "$INTEROP_PYTHON" interop/python_client.py --stdio "$CARGO_TARGET_DIR/debug/examples/legacy_$EXAMPLE" --stdio
 
 echo "interop: $passed passed, $failed failed"
 [[ $failed -eq 0 ]]

@@ -102,7 +102,11 @@ async fn main() -> ExitCode {
         eprintln!("conformance: {error}");
         return ExitCode::FAILURE;
     }
-    match mrtr_examples::serve(&launch, "conformance", Conformance::new).await {
+    match mrtr_examples::serve(&launch, "conformance", || {
+        mrtr::StrictParams::new(Conformance::new())
+    })
+    .await
+    {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             eprintln!("conformance: {error}");

@@ -136,27 +136,37 @@ fn decode_sampling<T: DeserializeOwned>(raw: &Value) -> Result<Answer<T>, String
         .map_err(|e| format!("sampling result does not decode: {e}"))
 }
 
-/// `ListRootsResult`; every root MUST be a `file://` URI (§4.3), and one that is not could point
-/// the handler anywhere, so the whole answer is refused.
+/// `ListRootsResult`. Every root MUST be a `file://` URI (§4.3); a root that is not one is
+/// dropped, with a warning, and the handler sees the others.
+///
+/// Dropping is safe because roots only ever narrow what a handler may touch: a root the server
+/// cannot use as a filesystem boundary grants nothing when it is left out. Refusing the whole
+/// answer instead would ask again, and a client that answered with an `https://` root once
+/// answers the same way every round: the call could never finish.
 fn decode_roots<T: DeserializeOwned>(raw: &Value) -> Result<Answer<T>, String> {
-    let result = rmcp::model::ListRootsResult::deserialize(raw)
+    let mut result = rmcp::model::ListRootsResult::deserialize(raw)
         .map_err(|e| format!("not a roots result: {e}"))?;
-    if let Some(root) = result
-        .roots
-        .iter()
-        .find(|root| !root.uri.starts_with("file://"))
-    {
-        return Err(format!(
-            "root `{}` is not a file:// URI",
-            truncated(&root.uri)
-        ));
-    }
-    T::deserialize(raw)
+    let before = result.roots.len();
+    result.roots.retain(|root| {
+        let usable = root.uri.starts_with("file://");
+        if !usable {
+            tracing::warn!(target: "mrtr", uri = truncated(&root.uri), "roots answer: skipping a root that is not a file:// URI");
+        }
+        usable
+    });
+    let value = if result.roots.len() == before {
+        raw.clone()
+    } else {
+        serde_json::to_value(&result)
+            .map_err(|e| format!("roots result does not re-encode: {e}"))?
+    };
+    T::deserialize(value)
         .map(Answer::Accept)
         .map_err(|e| format!("roots result does not decode: {e}"))
 }
 
-fn kind(value: &Value) -> &'static str {
+/// The JSON type of `value`, as an error message names it.
+pub(crate) fn kind(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",
@@ -172,5 +182,49 @@ fn truncated(text: &str) -> &str {
     match text.char_indices().nth(64) {
         Some((end, _)) => &text[..end],
         None => text,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use rmcp::model::ListRootsResult;
+    use serde_json::json;
+
+    use super::*;
+    use crate::request::roots;
+
+    fn uris(answer: Result<Answer<ListRootsResult>, String>) -> Vec<String> {
+        match answer {
+            Ok(Answer::Accept(result)) => result.roots.into_iter().map(|r| r.uri).collect(),
+            other => panic!("expected accepted roots, got {:?}", other.map(|_| ())),
+        }
+    }
+
+    #[test]
+    fn roots_that_are_not_file_uris_are_skipped_and_the_rest_kept() {
+        let request = roots().into_request();
+        let raw = json!({"roots": [
+            {"uri": "file:///repo", "name": "repo"},
+            {"uri": "https://evil.example/"},
+            {"uri": "FILE:///upper"},
+            {"uri": "file:///docs"},
+        ]});
+        assert_eq!(
+            uris(decode(&request, &raw)),
+            ["file:///repo", "file:///docs"]
+        );
+    }
+
+    #[test]
+    fn a_roots_answer_with_only_foreign_roots_is_an_empty_list_not_a_re_ask() {
+        let request = roots().into_request();
+        let raw = json!({"roots": [{"uri": "s3://bucket/"}]});
+        assert!(uris(decode(&request, &raw)).is_empty());
+    }
+
+    #[test]
+    fn a_roots_answer_that_is_not_a_list_is_asked_again() {
+        let request = roots().into_request();
+        assert!(decode::<ListRootsResult>(&request, &json!({"roots": "file:///"})).is_err());
     }
 }

@@ -6,10 +6,14 @@ use std::collections::BTreeMap;
 use rmcp::handler::server::common::FromContextPart;
 use rmcp::handler::server::prompt::PromptContext;
 use rmcp::handler::server::tool::ToolCallContext;
-use rmcp::model::{JsonObject, ProtocolVersion};
+use rmcp::model::{ClientResult, ElicitRequest, JsonObject, ProtocolVersion, ServerRequest};
+#[allow(deprecated)] // sampling and roots are deprecated by SEP-2577 but still served
+use rmcp::model::{CreateMessageRequest, CreateMessageRequestParams, ListRootsRequest};
 use rmcp::service::RequestContext;
+use rmcp::service::{PeerRequestOptions, ServiceError};
 use rmcp::{ErrorData, Peer, RoleServer};
 use serde_json::Value;
+use tokio_util::sync::CancellationToken;
 
 use crate::bind::bind_digest;
 use crate::capability::ClientCaps;
@@ -191,7 +195,8 @@ impl Request {
                     caps,
                     runtime.live_attempts,
                 )
-                .with_arguments(self.arguments))
+                .with_arguments(self.arguments)
+                .with_cancellation(self.context.ct.clone()))
             }
             Era::Modern(_) => {
                 let incoming = self.input_responses.unwrap_or_default();
@@ -245,31 +250,88 @@ pub(crate) enum LiveReply {
     Refused(String),
 }
 
-/// Sends one ask to a legacy client and waits for its reply.
-#[allow(deprecated)] // sampling and roots are deprecated by SEP-2577 but still served
+/// Sends one ask to a legacy client and waits for its reply, or abandons it when the tool call
+/// it belongs to is cancelled.
+///
+/// rmcp answers a `notifications/cancelled` only by cancelling the request's token: the
+/// handler's future keeps running. Racing the reply against that token is what stops the
+/// handler at its `ask!`; the client is told, with a `notifications/cancelled` of our own, that
+/// the server-initiated request is abandoned, so it can close its dialog.
 pub(crate) async fn send_live(
     peer: &Peer<RoleServer>,
     version: &ProtocolVersion,
     request: &InputRequest,
+    cancelled: &CancellationToken,
 ) -> Result<LiveReply, MrtrError> {
+    let outbound = server_request(version, request)?;
+    if cancelled.is_cancelled() {
+        return Err(MrtrError::Cancelled);
+    }
+    let mut handle = match peer
+        .send_cancellable_request(outbound, PeerRequestOptions::no_options())
+        .await
+    {
+        Ok(handle) => handle,
+        Err(error) => return failed(request, error),
+    };
+    let reply = tokio::select! {
+        reply = &mut handle.rx => reply,
+        () = cancelled.cancelled() => {
+            // Best effort: a client that is already gone cannot be told.
+            let _ = handle.cancel(Some("the tool call was cancelled".into())).await;
+            return Err(MrtrError::Cancelled);
+        }
+    };
+    let result = match reply {
+        Ok(Ok(result)) => result,
+        Ok(Err(error)) => return failed(request, error),
+        Err(_) => return failed(request, ServiceError::TransportClosed),
+    };
+    let value = match result {
+        ClientResult::ElicitResult(result) => serde_json::to_value(result),
+        ClientResult::CreateMessageResult(result) => serde_json::to_value(result),
+        ClientResult::ListRootsResult(result) => serde_json::to_value(result),
+        other => {
+            return Err(MrtrError::Client(format!(
+                "{:?} was answered with an unexpected result: {other:?}",
+                request.method
+            )));
+        }
+    };
+    value
+        .map(LiveReply::Answered)
+        .map_err(|e| MrtrError::Internal(format!("cannot re-encode the client's answer: {e}")))
+}
+
+/// A failed server-initiated request: a JSON-RPC error from the client is the user refusing; a
+/// broken transport fails the call.
+fn failed(request: &InputRequest, error: ServiceError) -> Result<LiveReply, MrtrError> {
+    match error {
+        ServiceError::McpError(error) => Ok(LiveReply::Refused(error.message.to_string())),
+        other => Err(MrtrError::Client(format!(
+            "{:?} request failed: {other}",
+            request.method
+        ))),
+    }
+}
+
+/// The legacy wire form of one ask, in the dialect of the session's protocol version.
+#[allow(deprecated)] // sampling and roots are deprecated by SEP-2577 but still served
+fn server_request(
+    version: &ProtocolVersion,
+    request: &InputRequest,
+) -> Result<ServerRequest, MrtrError> {
     let params = request
         .params
         .clone()
         .unwrap_or(Value::Object(Default::default()));
-    let client = |e: rmcp::service::ServiceError| match e {
-        rmcp::service::ServiceError::McpError(error) => Refused(error.message.to_string()),
-        other => Failed(MrtrError::Client(format!(
-            "{:?} request failed: {other}",
-            request.method
-        ))),
-    };
     let shape = |e: serde_json::Error| {
         MrtrError::Internal(format!(
             "{:?} params do not fit rmcp's model: {e}",
             request.method
         ))
     };
-    let reply = match request.method {
+    Ok(match request.method {
         InputMethod::Elicitation => {
             let mut params = params;
             if request.is_url_elicitation() {
@@ -285,40 +347,25 @@ pub(crate) async fn send_live(
                 // 2025-06-18 form elicitation has no `mode`.
                 object.remove("mode");
             }
-            let params = serde_json::from_value(params).map_err(shape)?;
-            peer.create_elicitation(params)
-                .await
-                .map(serde_json::to_value)
-                .map_err(client)
+            ServerRequest::ElicitRequest(ElicitRequest::new(
+                serde_json::from_value(params).map_err(shape)?,
+            ))
         }
         InputMethod::Sampling => {
-            let params = serde_json::from_value(params).map_err(shape)?;
-            peer.create_message(params)
-                .await
-                .map(serde_json::to_value)
-                .map_err(client)
+            let params: CreateMessageRequestParams =
+                serde_json::from_value(params).map_err(shape)?;
+            // What rmcp's own `Peer::create_message` checks before it sends.
+            params.validate().map_err(|reason| {
+                MrtrError::Internal(format!("sampling request is malformed: {reason}"))
+            })?;
+            ServerRequest::CreateMessageRequest(CreateMessageRequest::new(params))
         }
-        InputMethod::Roots => peer
-            .list_roots()
-            .await
-            .map(serde_json::to_value)
-            .map_err(client),
-    };
-    match reply {
-        Ok(Ok(value)) => Ok(LiveReply::Answered(value)),
-        Ok(Err(e)) => Err(MrtrError::Internal(format!(
-            "cannot re-encode the client's answer: {e}"
-        ))),
-        Err(Refused(reason)) => Ok(LiveReply::Refused(reason)),
-        Err(Failed(error)) => Err(error),
-    }
+        InputMethod::Roots => ServerRequest::ListRootsRequest(ListRootsRequest {
+            method: Default::default(),
+            extensions: Default::default(),
+        }),
+    })
 }
-
-enum LiveFailure {
-    Refused(String),
-    Failed(MrtrError),
-}
-use LiveFailure::{Failed, Refused};
 
 fn elicitation_id() -> String {
     let mut bytes = [0u8; 16];

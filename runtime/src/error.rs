@@ -18,6 +18,11 @@ pub enum MrtrError {
     /// `inputResponses` is not an object, or is past a size or depth limit.
     #[error("inputResponses rejected: {0}")]
     InvalidInputResponses(String),
+    /// The continuation of a suspended call would exceed `MRTR_STATE_MAX_BYTES`: refused from
+    /// the size of what it carries, before it is encoded. Reaches the client as a generic
+    /// -32603; the step and the sizes go to the log.
+    #[error("continuation too large: {0}")]
+    StateTooLarge(String),
     /// An ask needs a client capability this request did not declare (-32021).
     #[error("missing required client capability: {0}")]
     MissingCapability(Value),
@@ -25,6 +30,11 @@ pub enum MrtrError {
     /// does not fit the requested schema.
     #[error("client request failed: {0}")]
     Client(String),
+    /// A legacy client cancelled the call (`notifications/cancelled`) while it waited on an ask:
+    /// the pending server-initiated requests are abandoned and the handler stops there. rmcp
+    /// drops the response of a cancelled request, so the client never sees this error.
+    #[error("the call was cancelled by the client")]
+    Cancelled,
     /// A bug or misconfiguration on this server.
     #[error("internal error: {0}")]
     Internal(String),
@@ -33,6 +43,10 @@ pub enum MrtrError {
 /// The one message every `requestState` rejection carries on the wire.
 pub(crate) const REJECTED_STATE_MESSAGE: &str =
     "Invalid params: requestState is invalid, expired or does not belong to this request";
+
+/// What a client is told when its call cannot be suspended: nothing about steps, sizes or
+/// configuration.
+pub(crate) const STATE_TOO_LARGE_MESSAGE: &str = "the continuation is too large";
 
 /// JSON-RPC code of `MissingRequiredClientCapabilityError` (2026-07-28).
 pub(crate) const MISSING_REQUIRED_CLIENT_CAPABILITY: i32 = -32021;
@@ -53,6 +67,14 @@ impl From<MrtrError> for ErrorData {
                 Some(serde_json::json!({ "requiredCapabilities": required })),
             ),
             MrtrError::Client(reason) => ErrorData::internal_error(reason, None),
+            MrtrError::StateTooLarge(reason) => {
+                tracing::warn!(target: "mrtr", %reason, "continuation too large");
+                ErrorData::internal_error(STATE_TOO_LARGE_MESSAGE, None)
+            }
+            MrtrError::Cancelled => {
+                tracing::info!(target: "mrtr", "legacy call cancelled while waiting on an ask");
+                ErrorData::internal_error("the request was cancelled", None)
+            }
             MrtrError::Internal(reason) => {
                 tracing::error!(target: "mrtr", %reason, "mrtr internal error");
                 ErrorData::internal_error(reason, None)

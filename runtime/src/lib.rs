@@ -22,7 +22,9 @@ mod carry;
 mod era;
 mod error;
 mod machine;
+mod malformed;
 mod runtime;
+mod strict;
 
 pub use answer::Answer;
 pub use call::{Principal, ResourceCall, RoundInput, get_prompt};
@@ -35,6 +37,7 @@ pub use mrtr_macros::{Elicit, mrtr_tool};
 pub use replay::StepKey;
 pub use request::{Ask, elicit, elicit_url, elicit_with_schema, roots, sample};
 pub use runtime::Runtime;
+pub use strict::StrictParams;
 
 /// Everything a ported handler usually needs.
 pub mod prelude {

@@ -26,6 +26,7 @@ use rmcp::model::{
 use rmcp::{ErrorData, Peer, RoleServer};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
+use tokio_util::sync::CancellationToken;
 
 use crate::answer::{self, Answer};
 use crate::capability::{self, ClientCaps};
@@ -211,6 +212,8 @@ enum Mode {
         version: ProtocolVersion,
         max_attempts: u32,
         attempts: u32,
+        /// Cancelled by rmcp when the client sends `notifications/cancelled` for this call.
+        cancelled: CancellationToken,
     },
 }
 
@@ -275,6 +278,7 @@ impl Io {
                 version,
                 max_attempts,
                 attempts: 0,
+                cancelled: CancellationToken::new(),
             },
             caps,
             resumed: None,
@@ -289,6 +293,14 @@ impl Io {
 
     pub(crate) fn with_arguments(mut self, arguments: Option<JsonObject>) -> Self {
         self.arguments = arguments;
+        self
+    }
+
+    /// Live only: the call's cancellation token, raced against every pending ask.
+    pub(crate) fn with_cancellation(mut self, token: CancellationToken) -> Self {
+        if let Mode::Live { cancelled, .. } = &mut self.mode {
+            *cancelled = token;
+        }
         self
     }
 
@@ -438,6 +450,7 @@ impl Io {
             version,
             max_attempts,
             attempts,
+            cancelled,
         } = &mut self.mode
         else {
             return Err(MrtrError::Internal(
@@ -454,10 +467,11 @@ impl Io {
         capability::gate(&self.caps, unanswered.iter().map(|(_, r)| r))?;
         let peer = peer.clone();
         let version = version.clone();
+        let cancelled = cancelled.clone();
         let replies = futures::future::join_all(
             unanswered
                 .iter()
-                .map(|(_, request)| crate::call::send_live(&peer, &version, request)),
+                .map(|(_, request)| crate::call::send_live(&peer, &version, request, &cancelled)),
         )
         .await;
         for ((key, _), reply) in unanswered.into_iter().zip(replies) {
@@ -481,12 +495,27 @@ impl Io {
                 "mrtr lowering bug: no step {step}"
             )));
         };
+        // The token holds the carried bytes base64-encoded: once they alone are past the cap,
+        // stop saving instead of encoding the remaining locals.
+        let cap = match &self.mode {
+            Mode::Modern { runtime, .. } => runtime.sealer.max_bytes(),
+            Mode::Live { .. } => usize::MAX,
+        };
         let mut carried = Vec::new();
         let mut failure = None;
         each_selected(slots, info.mask, |i, slot| {
             let name = info.carried.get(i).copied().unwrap_or("?");
             match slot.save(&mut carried) {
                 _ if failure.is_some() => {}
+                Ok(true) if carried.len().saturating_mul(4) / 3 > cap => {
+                    failure = Some(MrtrError::StateTooLarge(format!(
+                        "the locals step `{}` carries are {} bytes once `{name}` is saved, \
+                         over the cap of {cap} bytes for the whole requestState; carry ids \
+                         instead of payloads, or raise MRTR_STATE_MAX_BYTES",
+                        info.name,
+                        carried.len()
+                    )))
+                }
                 Ok(true) => {}
                 Ok(false) => {
                     failure = Some(MrtrError::Internal(format!(

@@ -307,22 +307,60 @@ fn an_oversized_token_is_rejected_before_parsing() {
 }
 
 #[test]
-fn sealing_more_than_the_cap_is_an_internal_error() {
+fn sealing_more_than_the_cap_is_refused_with_a_generic_error_and_a_precise_reason() {
     let clock = TestClock::new();
     let config = config(KeyRing::new(key("k1", 1)), StateMode::Aead, &clock).with_max_bytes(1024);
     let sealer = Sealer::from_config(&config).unwrap();
     let mut continuation = deploy_continuation();
     continuation.carried = vec![0x42; 2048];
     match sealer.seal(&continuation, &deploy_binding()) {
-        Err(MrtrError::Internal(message)) => {
-            assert!(message.contains("over the cap of 1024"), "{message}")
+        Err(MrtrError::StateTooLarge(reason)) => {
+            assert!(reason.contains("over the cap of 1024"), "{reason}");
+            assert!(reason.contains(&continuation.step), "{reason}");
+            let wire = rmcp::ErrorData::from(MrtrError::StateTooLarge(reason));
+            assert_eq!(wire.code.0, -32603);
+            assert_eq!(wire.message, "the continuation is too large");
+            assert!(
+                wire.data.is_none(),
+                "no step names, sizes or configuration hints"
+            );
         }
-        other => panic!("expected an internal error, got {other:?}"),
+        other => panic!("expected a too-large continuation, got {other:?}"),
     }
     // A token that fits under a larger cap is refused by a server with the smaller one.
     let roomy = Sealer::from_config(&config.clone().with_max_bytes(8192)).unwrap();
     let token = roomy.seal(&continuation, &deploy_binding()).unwrap();
     assert!(reason(sealer.open(&token, &deploy_binding())).contains("over the cap"));
+}
+
+#[test]
+fn the_largest_continuation_under_the_cap_still_seals_and_one_byte_more_does_not() {
+    // The refusal is computed from what would be sealed, before sealing: it must agree exactly
+    // with the token that sealing produces.
+    let clock = TestClock::new();
+    for mode in both_modes() {
+        let config = config(KeyRing::new(key("k1", 1)), mode, &clock).with_max_bytes(4096);
+        let sealer = Sealer::from_config(&config).unwrap();
+        let mut continuation = deploy_continuation();
+        let mut fits = 0;
+        for carried in 0..4096 {
+            continuation.carried = vec![0x42; carried];
+            match sealer.seal(&continuation, &deploy_binding()) {
+                Ok(token) => {
+                    assert!(token.len() <= 4096);
+                    fits = carried;
+                }
+                Err(MrtrError::StateTooLarge(_)) => break,
+                Err(other) => panic!("{other:?}"),
+            }
+        }
+        continuation.carried = vec![0x42; fits];
+        let token = sealer.seal(&continuation, &deploy_binding()).unwrap();
+        assert!(
+            token.len() > 4096 - 4,
+            "{mode:?}: the cap is used up to its last base64 quantum"
+        );
+    }
 }
 
 #[test]

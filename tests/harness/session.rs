@@ -141,6 +141,11 @@ impl Session {
             .await
     }
 
+    /// The client's peer, for requests the typed helpers cannot spell (malformed params).
+    pub fn peer(&self) -> &rmcp::Peer<RoleClient> {
+        self.running.peer()
+    }
+
     pub async fn close(self) {
         let _ = self.running.cancel().await;
         let _ = self.server.await;

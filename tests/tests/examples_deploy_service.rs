@@ -367,3 +367,28 @@ fn each_handler_lists_the_client_capabilities_its_asks_can_need() {
         Deployer::DEPLOY_SERVICE_STEPS.len()
     );
 }
+
+/// The legacy original is a plain rmcp server, and must work against a real client: its typed
+/// `Peer::elicit::<Target>` form used to be refused by rmcp itself (a `$ref` enum schema).
+#[tokio::test]
+async fn the_legacy_original_elicits_its_target_and_deploys() {
+    use mrtr_examples::servers::legacy::deploy_service::Deployer as Legacy;
+    let ops = Ops::new();
+    let client = ScriptedClient::new(Caps::FORM_ONLY).on_elicit(
+        "which environment",
+        [accept(json!({ "environment": "staging" }))],
+    );
+    let session = connect(Legacy::new(ops.clone()), client.clone(), Era::Legacy).await;
+    let result = session
+        .call("deploy_service", json!({ "service": "checkout-api" }))
+        .await
+        .expect("the legacy call completes");
+    assert!(
+        text_of(&result).starts_with("Deployed checkout-api to staging"),
+        "{}",
+        text_of(&result)
+    );
+    assert_eq!(client.asked("which environment"), 1);
+    assert_eq!(ops.count("deploy"), 1);
+    session.close().await;
+}

@@ -24,6 +24,9 @@ pub struct DeployArgs {
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
+// Inlined: an elicitation form is flat, and rmcp's `elicit::<T>` refuses the `$ref` schemars
+// would otherwise emit for an enum field ("Invalid schema for type ...").
+#[schemars(inline)]
 pub enum Environment {
     Staging,
     Production,

@@ -22,6 +22,9 @@ pub struct ReleaseArgs {
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
+// Inlined: an elicitation form is flat, and rmcp's `elicit::<T>` refuses the `$ref` schemars
+// would otherwise emit for an enum field ("Invalid schema for type ...").
+#[schemars(inline)]
 pub enum Readers {
     Customers,
     Engineers,

@@ -48,44 +48,88 @@ pub(crate) struct Stamp {
 
 pub(crate) fn encode(stamp: &Stamp, continuation: &Continuation) -> Result<Vec<u8>, String> {
     let mut out = Vec::with_capacity(96 + continuation.step.len() + continuation.carried.len());
-    out.push(if stamp.principal.is_some() {
+    write(&mut out, stamp, continuation)?;
+    Ok(out)
+}
+
+/// The length [`encode`] would produce, counted without building it: a continuation too large
+/// to seal is refused before any of it is copied, encrypted or base64-encoded.
+pub(crate) fn encoded_len(stamp: &Stamp, continuation: &Continuation) -> Result<usize, String> {
+    let mut counter = Counter(0);
+    write(&mut counter, stamp, continuation)?;
+    Ok(counter.0)
+}
+
+/// Where the layout is written: a buffer, or a counter of what a buffer would hold. One writer
+/// for both keeps the size check and the token in step.
+trait Sink: std::io::Write {
+    fn put(&mut self, bytes: &[u8]);
+}
+
+impl Sink for Vec<u8> {
+    fn put(&mut self, bytes: &[u8]) {
+        self.extend_from_slice(bytes);
+    }
+}
+
+struct Counter(usize);
+
+impl std::io::Write for Counter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0 += buf.len();
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Sink for Counter {
+    fn put(&mut self, bytes: &[u8]) {
+        self.0 += bytes.len();
+    }
+}
+
+fn write(out: &mut impl Sink, stamp: &Stamp, continuation: &Continuation) -> Result<(), String> {
+    out.put(&[if stamp.principal.is_some() {
         FLAG_PRINCIPAL
     } else {
         0
-    });
-    put_varint(&mut out, stamp.issued_at);
+    }]);
+    put_varint(out, stamp.issued_at);
     let lifetime = stamp
         .expires_at
         .checked_sub(stamp.issued_at)
         .ok_or("the continuation expires before it is issued")?;
-    put_varint(&mut out, lifetime);
-    put_varint(&mut out, u64::from(continuation.round));
-    out.extend_from_slice(&continuation.fingerprint.to_le_bytes());
-    out.extend_from_slice(&stamp.bind);
-    out.extend_from_slice(&stamp.audience);
+    put_varint(out, lifetime);
+    put_varint(out, u64::from(continuation.round));
+    out.put(&continuation.fingerprint.to_le_bytes());
+    out.put(&stamp.bind);
+    out.put(&stamp.audience);
     if let Some(principal) = &stamp.principal {
-        out.extend_from_slice(principal);
+        out.put(principal);
     }
-    put_text(&mut out, &continuation.step);
-    put_varint(&mut out, continuation.pending.len() as u64);
+    put_text(out, &continuation.step);
+    put_varint(out, continuation.pending.len() as u64);
     for (key, request) in &continuation.pending {
-        put_text(&mut out, key);
+        put_text(out, key);
         let method = method_byte(request.method);
         match &request.params {
             Some(params) => {
-                out.push(method | METHOD_HAS_PARAMS);
-                put_cbor(&mut out, params).map_err(|e| format!("params of ask `{key}`: {e}"))?;
+                out.put(&[method | METHOD_HAS_PARAMS]);
+                put_cbor(out, params).map_err(|e| format!("params of ask `{key}`: {e}"))?;
             }
-            None => out.push(method),
+            None => out.put(&[method]),
         }
     }
-    put_varint(&mut out, continuation.answered.len() as u64);
+    put_varint(out, continuation.answered.len() as u64);
     for (key, answer) in &continuation.answered {
-        put_text(&mut out, key);
-        put_cbor(&mut out, answer).map_err(|e| format!("answer `{key}`: {e}"))?;
+        put_text(out, key);
+        put_cbor(out, answer).map_err(|e| format!("answer `{key}`: {e}"))?;
     }
-    out.extend_from_slice(&continuation.carried);
-    Ok(out)
+    out.put(&continuation.carried);
+    Ok(())
 }
 
 pub(crate) fn decode(bytes: &[u8]) -> Result<(Stamp, Continuation), String> {
@@ -168,20 +212,20 @@ fn input_method(byte: u8) -> Result<InputMethod, String> {
 }
 
 /// Unsigned LEB128.
-fn put_varint(out: &mut Vec<u8>, mut value: u64) {
+fn put_varint(out: &mut impl Sink, mut value: u64) {
     while value >= 0x80 {
-        out.push((value as u8) | 0x80);
+        out.put(&[(value as u8) | 0x80]);
         value >>= 7;
     }
-    out.push(value as u8);
+    out.put(&[value as u8]);
 }
 
-fn put_text(out: &mut Vec<u8>, text: &str) {
+fn put_text(out: &mut impl Sink, text: &str) {
     put_varint(out, text.len() as u64);
-    out.extend_from_slice(text.as_bytes());
+    out.put(text.as_bytes());
 }
 
-fn put_cbor(out: &mut Vec<u8>, value: &Value) -> Result<(), String> {
+fn put_cbor(out: &mut impl Sink, value: &Value) -> Result<(), String> {
     ciborium::into_writer(value, out).map_err(|e| e.to_string())
 }
 
@@ -289,6 +333,13 @@ mod tests {
             carried: vec![0x63, b'a', b'b', b'c'],
         };
         (stamp, continuation)
+    }
+
+    #[test]
+    fn the_counted_length_is_the_encoded_length() {
+        let (stamp, continuation) = sample();
+        let encoded = encode(&stamp, &continuation).expect("encodes");
+        assert_eq!(encoded_len(&stamp, &continuation), Ok(encoded.len()));
     }
 
     #[test]

@@ -123,23 +123,26 @@ impl Sealer {
                 .as_deref()
                 .map(|subject| key.principal_hash(subject)),
         };
+        let header = token::header(inner.mode, kid);
+        // Refuse from the size of what is carried, before any of it is copied, encrypted and
+        // base64-encoded: a 3 MB local must not cost an 8 MB token to find out it is too big.
+        let claims_len = claims::encoded_len(&stamp, continuation).map_err(|reason| {
+            MrtrError::Internal(format!("cannot encode the continuation: {reason}"))
+        })?;
+        let token_len = header.len() + base64_len(cipher::min_body_len(inner.mode) + claims_len);
+        if token_len > inner.max_bytes {
+            return Err(too_large(continuation, token_len, inner.max_bytes));
+        }
         let claims = claims::encode(&stamp, continuation).map_err(|reason| {
             MrtrError::Internal(format!("cannot encode the continuation: {reason}"))
         })?;
-        let header = token::header(inner.mode, kid);
         let body = key.protect(inner.mode, header.as_bytes(), &claims)?;
         let token = token::assemble(&header, &body);
-        if token.len() > inner.max_bytes {
-            return Err(MrtrError::Internal(format!(
-                "requestState for step `{}` would be {} bytes, over the cap of {} (carried locals: {} bytes, \
-                 answers and pending asks: {} entries); carry ids instead of payloads, or raise MRTR_STATE_MAX_BYTES",
-                continuation.step,
-                token.len(),
-                inner.max_bytes,
-                continuation.carried.len(),
-                continuation.answered.len() + continuation.pending.len(),
-            )));
-        }
+        debug_assert_eq!(
+            token.len(),
+            token_len,
+            "the predicted token length is exact"
+        );
         Ok(token)
     }
 
@@ -213,6 +216,30 @@ impl Sealer {
             issued_at: stamp.issued_at,
         })
     }
+}
+
+impl Sealer {
+    /// The largest token this sealer produces or accepts (`MRTR_STATE_MAX_BYTES`).
+    pub fn max_bytes(&self) -> usize {
+        self.inner.max_bytes
+    }
+}
+
+/// Unpadded base64 of `len` bytes.
+fn base64_len(len: usize) -> usize {
+    (len * 4).div_ceil(3)
+}
+
+/// The precise reason goes to the operator's log; the client gets a generic error.
+pub(crate) fn too_large(continuation: &Continuation, token_len: usize, max: usize) -> MrtrError {
+    MrtrError::StateTooLarge(format!(
+        "requestState for step `{}` would be {token_len} bytes, over the cap of {max} (carried \
+         locals: {} bytes, answers and pending asks: {} entries); carry ids instead of payloads, \
+         or raise MRTR_STATE_MAX_BYTES",
+        continuation.step,
+        continuation.carried.len(),
+        continuation.answered.len() + continuation.pending.len(),
+    ))
 }
 
 impl std::fmt::Debug for Sealer {
