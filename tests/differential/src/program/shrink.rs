@@ -7,7 +7,7 @@
 
 use std::collections::HashSet;
 
-use super::ast::size;
+use super::ast::{Program, size};
 use super::emit::{self, Mode};
 use super::generate::{LIMITS, generate_with};
 
@@ -15,7 +15,12 @@ use super::generate::{LIMITS, generate_with};
 fn cost(stream: &[u32]) -> (usize, usize, usize, u64) {
     let (program, _) = generate_with(stream, &LIMITS);
     let text = emit::handler(&program, "h", Mode::Lowered);
-    (size(&program.body), text.len(), stream.len(), stream.iter().map(|&c| u64::from(c)).sum())
+    (
+        size(&program.body),
+        text.len(),
+        stream.len(),
+        stream.iter().map(|&c| u64::from(c)).sum(),
+    )
 }
 
 /// The stream cut to what the generator reads.
@@ -46,32 +51,52 @@ fn candidates(stream: &[u32]) -> Vec<Vec<u32>> {
 }
 
 pub struct Shrunk {
-    pub stream: Vec<u32>,
+    pub program: Program,
     pub evaluated: usize,
     pub steps: usize,
 }
 
 /// Greedy: from the current stream, judge its smaller distinct candidates cheapest first, in
-/// batches of `batch`, and move to the cheapest that still fails; stop when none does.
-pub fn shrink(start: &[u32], batch: usize, max_steps: usize, mut holds: impl FnMut(&[Vec<u32>]) -> Vec<bool>) -> Shrunk {
+/// batches of `batch`, and move to the cheapest that still fails; stop when none does. Then
+/// drop the effects the failure does not need ([`super::reduce::drop_effects`]).
+pub fn shrink(
+    start: &[u32],
+    batch: usize,
+    max_steps: usize,
+    mut holds: impl FnMut(&[Program]) -> Vec<bool>,
+) -> Shrunk {
     let mut best = trim(start);
     let mut best_cost = cost(&best);
     let mut evaluated = 0;
     let mut steps = 0;
     'search: while steps < max_steps {
         let mut seen: HashSet<String> = HashSet::new();
-        seen.insert(emit::handler(&generate_with(&best, &LIMITS).0, "h", Mode::Lowered));
+        seen.insert(emit::handler(
+            &generate_with(&best, &LIMITS).0,
+            "h",
+            Mode::Lowered,
+        ));
         let mut pool: Vec<(_, Vec<u32>)> = candidates(&best)
             .into_iter()
             .map(|c| trim(&c))
-            .filter(|c| seen.insert(emit::handler(&generate_with(c, &LIMITS).0, "h", Mode::Lowered)))
+            .filter(|c| {
+                seen.insert(emit::handler(
+                    &generate_with(c, &LIMITS).0,
+                    "h",
+                    Mode::Lowered,
+                ))
+            })
             .map(|c| (cost(&c), c))
             .filter(|(k, _)| *k < best_cost)
             .collect();
         pool.sort();
         for chunk in pool.chunks(batch.max(1)) {
             let streams: Vec<Vec<u32>> = chunk.iter().map(|(_, c)| c.clone()).collect();
-            let verdicts = holds(&streams);
+            let programs: Vec<Program> = streams
+                .iter()
+                .map(|s| generate_with(s, &LIMITS).0)
+                .collect();
+            let verdicts = holds(&programs);
             evaluated += streams.len();
             if let Some(i) = verdicts.iter().position(|&v| v) {
                 best = streams[i].clone();
@@ -82,5 +107,13 @@ pub fn shrink(start: &[u32], batch: usize, max_steps: usize, mut holds: impl FnM
         }
         break;
     }
-    Shrunk { stream: best, evaluated, steps }
+    let program = super::reduce::drop_effects(generate_with(&best, &LIMITS).0, |programs| {
+        evaluated += programs.len();
+        holds(programs)
+    });
+    Shrunk {
+        program,
+        evaluated,
+        steps,
+    }
 }

@@ -5,13 +5,36 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::OnceLock;
 
 use mrtr_differential::program::batch::{self, CaseSpec};
 use serde_json::Value;
 
 /// The workspace root, from this crate's manifest (`tests/differential`).
 pub fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().expect("the workspace exists")
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .expect("the workspace exists")
+}
+
+/// Where the scratch crates take `mrtr`, `mrtr-tests` and `mrtr-differential` from: this
+/// workspace, or (`--mrtr-root`) another checkout, e.g. an older commit to show that a fixed
+/// defect is found. The target directory is always this workspace's, so registry crates are
+/// reused.
+static DEPENDENCY_ROOT: OnceLock<PathBuf> = OnceLock::new();
+
+pub fn set_dependency_root(root: PathBuf) {
+    DEPENDENCY_ROOT
+        .set(root)
+        .expect("the dependency root is set once, before any build");
+}
+
+fn dependency_root() -> PathBuf {
+    DEPENDENCY_ROOT
+        .get()
+        .cloned()
+        .unwrap_or_else(workspace_root)
 }
 
 /// A compile error rustc reported inside one case's handlers.
@@ -25,16 +48,35 @@ pub struct CompileError {
 /// One scratch workspace: parts build in parallel, each a binary running its batch.
 pub struct Scratch {
     pub dir: PathBuf,
+    /// Package names start with this: scratch workspaces share one target directory, so their
+    /// binaries must not share names.
+    package_prefix: String,
     parts: Vec<Vec<CaseSpec>>,
     lines: Vec<Vec<(String, usize, usize)>>,
 }
 
 impl Scratch {
     pub fn new(name: &str, cases: Vec<CaseSpec>, parts: usize) -> Scratch {
-        let dir = workspace_root().join("target/differential-hunt").join(name);
+        let flavour = if dependency_root() == workspace_root() {
+            String::new()
+        } else {
+            "-other-root".into()
+        };
+        let dir = workspace_root()
+            .join("target/differential-hunt")
+            .join(format!("{name}{flavour}"));
         let per = cases.len().div_ceil(parts.max(1)).max(1);
         let parts: Vec<Vec<CaseSpec>> = cases.chunks(per).map(<[CaseSpec]>::to_vec).collect();
-        Scratch { dir, lines: vec![Vec::new(); parts.len()], parts }
+        let package_prefix = format!(
+            "hunt-{}{flavour}-part",
+            name.replace(|c: char| !c.is_ascii_alphanumeric(), "-")
+        );
+        Scratch {
+            dir,
+            package_prefix,
+            lines: vec![Vec::new(); parts.len()],
+            parts,
+        }
     }
 
     fn write(&mut self) {
@@ -44,17 +86,23 @@ impl Scratch {
             .filter(|&i| !self.parts[i].is_empty())
             .map(|i| format!("\"part{i}\""))
             .collect();
-        let manifest = format!("[workspace]\nresolver = \"3\"\nmembers = [{}]\n", members.join(", "));
+        let manifest = format!(
+            "[workspace]\nresolver = \"3\"\nmembers = [{}]\n",
+            members.join(", ")
+        );
         std::fs::write(self.dir.join("Cargo.toml"), manifest).expect("write");
         // The workspace's lockfile pins every dependency to the versions already built.
-        std::fs::copy(root.join("Cargo.lock"), self.dir.join("Cargo.lock")).expect("copy Cargo.lock");
+        std::fs::copy(root.join("Cargo.lock"), self.dir.join("Cargo.lock"))
+            .expect("copy Cargo.lock");
+        let deps = dependency_root();
         for (i, cases) in self.parts.iter().enumerate() {
             let part = self.dir.join(format!("part{i}"));
             std::fs::create_dir_all(part.join("src")).expect("write");
-            let root = root.display();
+            let root = deps.display();
+            let prefix = &self.package_prefix;
             let manifest = format!(
                 r#"[package]
-name = "hunt-part{i}"
+name = "{prefix}{i}"
 version = "0.0.0"
 edition = "2024"
 publish = false
@@ -95,7 +143,11 @@ serde_json = "1"
                 }
                 broken.entry(case).or_default().extend(errs);
             }
-            assert!(removed, "the scratch build fails outside any generated handler; see {}", self.dir.display());
+            assert!(
+                removed,
+                "the scratch build fails outside any generated handler; see {}",
+                self.dir.display()
+            );
         }
     }
 
@@ -118,25 +170,50 @@ serde_json = "1"
             .expect("cargo runs");
         let mut errors: BTreeMap<String, Vec<CompileError>> = BTreeMap::new();
         for line in String::from_utf8_lossy(&output.stdout).lines() {
-            let Ok(message) = serde_json::from_str::<Value>(line) else { continue };
+            let Ok(message) = serde_json::from_str::<Value>(line) else {
+                continue;
+            };
             if message["reason"] != "compiler-message" || message["message"]["level"] != "error" {
                 continue;
             }
             let target = message["target"]["name"].as_str().unwrap_or_default();
-            let Some(part) = target.strip_prefix("hunt-part").and_then(|p| p.parse::<usize>().ok()) else { continue };
+            let Some(part) = target
+                .strip_prefix(self.package_prefix.as_str())
+                .and_then(|p| p.parse::<usize>().ok())
+            else {
+                continue;
+            };
             let diagnostic = &message["message"];
             let line_of = diagnostic["spans"]
                 .as_array()
                 .into_iter()
                 .flatten()
-                .filter(|s| s["file_name"].as_str().is_some_and(|f| f.ends_with("batch.rs")))
+                .filter(|s| {
+                    s["file_name"]
+                        .as_str()
+                        .is_some_and(|f| f.ends_with("batch.rs"))
+                })
                 .find_map(|s| s["line_start"].as_u64());
             let Some(line) = line_of else { continue };
-            let Some((case, _, _)) = self.lines[part].iter().find(|(_, a, b)| (*a..=*b).contains(&(line as usize))) else { continue };
+            let Some((case, _, _)) = self.lines[part]
+                .iter()
+                .find(|(_, a, b)| (*a..=*b).contains(&(line as usize)))
+            else {
+                continue;
+            };
             errors.entry(case.clone()).or_default().push(CompileError {
-                code: diagnostic["code"]["code"].as_str().unwrap_or("error").to_owned(),
-                message: diagnostic["message"].as_str().unwrap_or_default().to_owned(),
-                rendered: diagnostic["rendered"].as_str().unwrap_or_default().to_owned(),
+                code: diagnostic["code"]["code"]
+                    .as_str()
+                    .unwrap_or("error")
+                    .to_owned(),
+                message: diagnostic["message"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_owned(),
+                rendered: diagnostic["rendered"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_owned(),
             });
         }
         if errors.is_empty() && !output.status.success() {
@@ -153,10 +230,14 @@ serde_json = "1"
             if self.parts[i].is_empty() {
                 continue;
             }
-            let binary = workspace_root().join(format!("target/debug/hunt-part{i}"));
-            let output = Command::new(&binary).output().expect("the part binary runs");
+            let binary = workspace_root().join(format!("target/debug/{}{i}", self.package_prefix));
+            let output = Command::new(&binary)
+                .output()
+                .expect("the part binary runs");
             for line in String::from_utf8_lossy(&output.stdout).lines() {
-                let Ok(v) = serde_json::from_str::<Value>(line) else { continue };
+                let Ok(v) = serde_json::from_str::<Value>(line) else {
+                    continue;
+                };
                 failures.push((
                     v["case"].as_str().unwrap_or_default().to_owned(),
                     v["script"].as_u64().unwrap_or_default(),
