@@ -355,3 +355,27 @@ fn an_assignment_from_an_ask_replaces_the_value_so_the_old_one_is_not_carried() 
     });
     assert_eq!(got, expect(&[("AfterPick", &["seen", "#i0", "#rest0"])]));
 }
+
+#[test]
+fn a_local_overwritten_inside_a_block_or_both_branches_before_its_next_read_is_not_carried() {
+    let got = carried(quote! {
+        async fn f(&self, Parameters(args): Parameters<Args>) -> Result<String, E> {
+            let mut total: u32 = 0;
+            let mut label = String::new();
+            let mut kept = 0u32;
+            for item in args.items.clone() {
+                {
+                    total = checked(item.len())?;
+                }
+                if args.loud { label = item.to_uppercase(); } else { label = item.clone(); }
+                match args.mode { Mode::A => kept = 1, _ => {} }
+                let ok = ask!(ok: confirm(format!("{total} {label} {kept}?")));
+                self.effect(ok);
+            }
+            Ok(format!("{kept}"))
+        }
+    });
+    // `total` and `label` are assigned on every path before they are read again; `kept` only
+    // in one arm, so the next iteration may still read the old value.
+    assert_eq!(got, expect(&[("AfterOk", &["kept", "#i0", "#rest0"])]));
+}

@@ -265,15 +265,7 @@ impl Builder<'_> {
                 let defs = self.pattern_bindings(&local.pat, init.as_ref(), local.init.is_none());
                 (uses, defs)
             }
-            Stmt::Expr(Expr::Assign(assign), Some(_)) => match &*assign.left {
-                Expr::Path(p) if p.path.get_ident().is_some() => {
-                    if let Some(b) = self.resolve(&p.path.segments[0].ident.to_string()) {
-                        kills.insert(b);
-                    }
-                    (self.uses_expr(&assign.right), Vec::new())
-                }
-                _ => (self.uses_stmt(&stmt), Vec::new()),
-            },
+            Stmt::Expr(expr, _) => (self.exposed(expr, &[], &mut kills), Vec::new()),
             _ => (self.uses_stmt(&stmt), Vec::new()),
         };
         let diverges = stmt_diverges(&stmt);
@@ -287,6 +279,106 @@ impl Builder<'_> {
             live_out: Live::new(),
             diverge_uses: Live::new(),
             diverges,
+        }
+    }
+
+    /// The reads of `expr` that see a value from before it, and (into `killed`) the bindings it
+    /// assigns on every path that completes normally: `v = f()?;`, also inside a block or
+    /// both branches of an `if`/every arm of a `match`. A binding overwritten before it is read
+    /// is dead before the statement, so no step carries it there. `hidden` are names that
+    /// inner `let`s or patterns have bound by this point (an assignment to one is not a kill).
+    fn exposed(&self, expr: &Expr, hidden: &[String], killed: &mut Live) -> Live {
+        let plain = |expr: &Expr, killed: &Live| -> Live {
+            self.uses_expr(expr)
+                .into_iter()
+                .filter(|b| !killed.contains(b))
+                .collect()
+        };
+        match expr {
+            Expr::Paren(p) => self.exposed(&p.expr, hidden, killed),
+            Expr::Assign(assign) => match &*assign.left {
+                Expr::Path(p) if p.qself.is_none() && p.path.get_ident().is_some() => {
+                    let uses = self.exposed(&assign.right, hidden, killed);
+                    let name = p.path.segments[0].ident.to_string();
+                    if !hidden.contains(&name)
+                        && let Some(b) = self.resolve(&name)
+                    {
+                        killed.insert(b);
+                    }
+                    uses
+                }
+                _ => plain(expr, killed),
+            },
+            Expr::Block(b) if b.label.is_none() => {
+                let mut hidden = hidden.to_vec();
+                let mut uses = Live::new();
+                for stmt in &b.block.stmts {
+                    match stmt {
+                        Stmt::Expr(e, _) => uses.extend(self.exposed(e, &hidden, killed)),
+                        Stmt::Local(local) => {
+                            let reads = self.uses_stmt(stmt);
+                            uses.extend(reads.into_iter().filter(|b| !killed.contains(b)));
+                            hidden.extend(
+                                bound_idents(&local.pat)
+                                    .into_iter()
+                                    .map(|(i, _)| i.to_string()),
+                            );
+                        }
+                        other => {
+                            let reads = self.uses_stmt(other);
+                            uses.extend(reads.into_iter().filter(|b| !killed.contains(b)));
+                        }
+                    }
+                }
+                uses
+            }
+            Expr::If(i) => {
+                let mut uses = self.exposed(&i.cond, hidden, killed);
+                let mut then_hidden = hidden.to_vec();
+                then_hidden.extend(super::uses::let_bindings(&i.cond));
+                let mut then_killed = killed.clone();
+                let then_block = Expr::Block(syn::ExprBlock {
+                    attrs: Vec::new(),
+                    label: None,
+                    block: i.then_branch.clone(),
+                });
+                uses.extend(self.exposed(&then_block, &then_hidden, &mut then_killed));
+                if let Some((_, otherwise)) = &i.else_branch {
+                    let mut else_killed = killed.clone();
+                    uses.extend(self.exposed(otherwise, hidden, &mut else_killed));
+                    killed.extend(
+                        then_killed
+                            .intersection(&else_killed)
+                            .copied()
+                            .collect::<Vec<_>>(),
+                    );
+                }
+                uses
+            }
+            Expr::Match(m) => {
+                let mut uses = self.exposed(&m.expr, hidden, killed);
+                let mut common: Option<Live> = None;
+                for arm in &m.arms {
+                    let mut arm_hidden = hidden.to_vec();
+                    arm_hidden.extend(
+                        bound_idents(&arm.pat)
+                            .into_iter()
+                            .map(|(i, _)| i.to_string()),
+                    );
+                    if let Pat::Guard(guard) = &arm.pat {
+                        uses.extend(plain(&guard.guard, killed));
+                    }
+                    let mut arm_killed = killed.clone();
+                    uses.extend(self.exposed(&arm.body, &arm_hidden, &mut arm_killed));
+                    common = Some(match common {
+                        None => arm_killed,
+                        Some(c) => c.intersection(&arm_killed).copied().collect(),
+                    });
+                }
+                killed.extend(common.unwrap_or_default());
+                uses
+            }
+            _ => plain(expr, killed),
         }
     }
 
