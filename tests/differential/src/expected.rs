@@ -12,22 +12,45 @@ pub struct ExpectedFailure {
 /// (`cargo run -p mrtr-differential --bin hunt -- --seed ci --count 320 --only h42` rebuilds
 /// one and prints rustc's error).
 pub const DOES_NOT_COMPILE: &[ExpectedFailure] = &[
-    ExpectedFailure { case: "h42", defect: SHADOWED_PATTERN_TYPE },
-    ExpectedFailure { case: "h118", defect: SHADOWED_PATTERN_TYPE },
-    ExpectedFailure { case: "h149", defect: SHADOWED_PATTERN_TYPE },
-    ExpectedFailure { case: "h195", defect: SHADOWED_PATTERN_TYPE },
-    ExpectedFailure { case: "h92", defect: SHADOWED_PATTERN_MOVED },
-    ExpectedFailure { case: "h100", defect: SHADOWED_PATTERN_MOVED },
-    ExpectedFailure { case: "h304", defect: SHADOWED_PATTERN_MOVED },
+    ExpectedFailure {
+        case: "h42",
+        defect: SHADOWED_PATTERN_TYPE,
+    },
+    ExpectedFailure {
+        case: "h118",
+        defect: SHADOWED_PATTERN_TYPE,
+    },
+    ExpectedFailure {
+        case: "h149",
+        defect: SHADOWED_PATTERN_TYPE,
+    },
+    ExpectedFailure {
+        case: "h195",
+        defect: SHADOWED_PATTERN_TYPE,
+    },
+    ExpectedFailure {
+        case: "h92",
+        defect: SHADOWED_PATTERN_MOVED,
+    },
+    ExpectedFailure {
+        case: "h100",
+        defect: SHADOWED_PATTERN_MOVED,
+    },
+    ExpectedFailure {
+        case: "h304",
+        defect: SHADOWED_PATTERN_MOVED,
+    },
 ];
 
 /// E0308 inside the lowered code: a pattern binding (`if let Some(v)`, `let Some(v) = .. else`)
 /// that shadows an earlier local of another type is given that local's type.
-pub const SHADOWED_PATTERN_TYPE: &str = "E0308: a shadowing pattern binding takes the type of the local it hides";
+pub const SHADOWED_PATTERN_TYPE: &str =
+    "E0308: a shadowing pattern binding takes the type of the local it hides";
 
 /// E0382 inside the lowered code: `let v: T = if let Some(v) = .. { ask!(..) .. }` — the
 /// pattern's `v` is reported moved at the ask.
-pub const SHADOWED_PATTERN_MOVED: &str = "E0382: a pattern binding that shadows the local being defined is moved at the ask";
+pub const SHADOWED_PATTERN_MOVED: &str =
+    "E0382: a pattern binding that shadows the local being defined is moved at the ask";
 
 /// Cases that compile but whose runs disagree with the reference.
 pub const DISAGREES: &[ExpectedFailure] = &[];

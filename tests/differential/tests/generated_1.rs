@@ -9,5 +9,6 @@ mod batch {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn generated_handlers_agree_with_their_plain_async_body_on_both_eras() {
-    mrtr_differential::drive::verdict::assert_agreement(batch::CASES, batch::server, batch::plain).await;
+    mrtr_differential::drive::verdict::assert_agreement(batch::CASES, batch::server, batch::plain)
+        .await;
 }

@@ -18,14 +18,20 @@ fn oracle_survey() {
         let messages = reject::rejections(&case.program);
         if !messages.is_empty() {
             for m in messages {
-                let entry = rejected.entry(reject::classify(&m)).or_insert((0, case.name.clone()));
+                let entry = rejected
+                    .entry(reject::classify(&m))
+                    .or_insert((0, case.name.clone()));
                 entry.0 += 1;
             }
             continue;
         }
         match reject::carry_mismatches(&case.program) {
             Ok(m) if m.is_empty() => {}
-            Ok(m) => mismatched.push((case.name.clone(), m, emit::handler(&case.program, &case.name, Mode::Lowered))),
+            Ok(m) => mismatched.push((
+                case.name.clone(),
+                m,
+                emit::handler(&case.program, &case.name, Mode::Lowered),
+            )),
             Err(e) => mismatched.push((case.name.clone(), vec![], format!("{e:?}"))),
         }
     }

@@ -31,7 +31,11 @@ impl Case {
 }
 
 /// The plain reference of every handler of a batch, by tool name.
-pub type PlainCall = fn(Reference, &'static str, Args) -> Pin<Box<dyn Future<Output = Result<CallToolResult, ErrorData>>>>;
+pub type PlainCall = fn(
+    Reference,
+    &'static str,
+    Args,
+) -> Pin<Box<dyn Future<Output = Result<CallToolResult, ErrorData>>>>;
 
 /// One ask the client saw: its key (from the message, which names it) and its message.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]

@@ -39,19 +39,35 @@ pub async fn check_case<S: Send + Sync + 'static>(
     for (era, observed) in [("modern", &modern), ("legacy", &legacy)] {
         let differs = differences(&reference, observed);
         if !differs.is_empty() {
-            let outcome = if observed.outcome.starts_with("rpc error") || observed.outcome.starts_with("client error") {
+            let outcome = if observed.outcome.starts_with("rpc error")
+                || observed.outcome.starts_with("client error")
+            {
                 classify(&observed.outcome)
             } else {
                 "a value".into()
             };
-            signature.push(format!("{era} differs in {} (ends with {outcome})", differs.join("+")));
+            signature.push(format!(
+                "{era} differs in {} (ends with {outcome})",
+                differs.join("+")
+            ));
         }
     }
     if signature.is_empty() {
         return None;
     }
     let signature = signature.join("; ");
-    Some(Failure { case: case.name, script, report: report(case, script, &given, &signature, [&reference, &modern, &legacy]), signature })
+    Some(Failure {
+        case: case.name,
+        script,
+        report: report(
+            case,
+            script,
+            &given,
+            &signature,
+            [&reference, &modern, &legacy],
+        ),
+        signature,
+    })
 }
 
 fn differences(reference: &Observed, observed: &Observed) -> Vec<&'static str> {
@@ -74,16 +90,29 @@ fn differences(reference: &Observed, observed: &Observed) -> Vec<&'static str> {
     differs
 }
 
-fn report(case: &Case, script: Script, given: &[Given], signature: &str, runs: [&Observed; 3]) -> String {
+fn report(
+    case: &Case,
+    script: Script,
+    given: &[Given],
+    signature: &str,
+    runs: [&Observed; 3],
+) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "=== {} under script {script:#x}: {signature}", case.name);
+    let _ = writeln!(
+        out,
+        "=== {} under script {script:#x}: {signature}",
+        case.name
+    );
     let _ = writeln!(out, "arguments: {}", case.args);
     let _ = writeln!(out, "answers (key#nth → reply):");
     for g in given {
         let _ = writeln!(out, "    {}#{} → {:?}", g.key, g.nth, g.reply);
     }
     let _ = writeln!(out, "handler:\n{}", case.source);
-    for (name, run) in ["reference", "2026-07-28 (fresh server per round)", "legacy"].iter().zip(runs) {
+    for (name, run) in ["reference", "2026-07-28 (fresh server per round)", "legacy"]
+        .iter()
+        .zip(runs)
+    {
         let _ = writeln!(out, "--- {name}");
         let _ = writeln!(out, "    result:  {}", run.outcome);
         let _ = writeln!(out, "    effects: {:?}", run.effects);
@@ -106,8 +135,15 @@ pub struct BatchRun {
 }
 
 /// Every case under every one of its scripts.
-pub async fn check_batch<S: Send + Sync + 'static>(cases: &'static [Case], make: MakeServer<S>, plain: PlainCall) -> BatchRun {
-    let runs: Vec<(&'static Case, Script)> = cases.iter().flat_map(|c| c.scripts.iter().map(move |&s| (c, s))).collect();
+pub async fn check_batch<S: Send + Sync + 'static>(
+    cases: &'static [Case],
+    make: MakeServer<S>,
+    plain: PlainCall,
+) -> BatchRun {
+    let runs: Vec<(&'static Case, Script)> = cases
+        .iter()
+        .flat_map(|c| c.scripts.iter().map(move |&s| (c, s)))
+        .collect();
     let total = runs.len();
     let failures = futures::stream::iter(runs)
         .map(|(case, script)| check_case(case, script, make, plain))
@@ -115,5 +151,8 @@ pub async fn check_batch<S: Send + Sync + 'static>(cases: &'static [Case], make:
         .filter_map(|f| async move { f })
         .collect::<Vec<_>>()
         .await;
-    BatchRun { runs: total, failures }
+    BatchRun {
+        runs: total,
+        failures,
+    }
 }

@@ -76,7 +76,12 @@ pub async fn run_modern<S: Send + Sync + 'static>(
             observed.outcome = "still input_required after the round limit".into();
             break;
         }
-        let session = connect(make(effects.clone()), ScriptedClient::new(Caps::FORM_ONLY), Era::Modern).await;
+        let session = connect(
+            make(effects.clone()),
+            ScriptedClient::new(Caps::FORM_ONLY),
+            Era::Modern,
+        )
+        .await;
         let round = session.round(case.name, arguments.clone(), responses.take(), state.take());
         let response = tokio::time::timeout(CALL_TIMEOUT, round).await;
         session.close().await;
@@ -97,10 +102,14 @@ pub async fn run_modern<S: Send + Sync + 'static>(
                     let base = wire_key.split('#').next().unwrap_or(wire_key).to_owned();
                     let message = message_of(request).unwrap_or_default();
                     if key_in(&message) != Some(base.as_str()) {
-                        observed.anomalies.push(format!("input request {wire_key} has message {message:?}"));
+                        observed
+                            .anomalies
+                            .push(format!("input request {wire_key} has message {message:?}"));
                     }
                     let Some(form) = case.form_of(&base) else {
-                        observed.anomalies.push(format!("unknown input request key {wire_key}"));
+                        observed
+                            .anomalies
+                            .push(format!("unknown input request key {wire_key}"));
                         continue;
                     };
                     let count = asked_before.entry(base.clone()).or_insert(0);
@@ -114,7 +123,9 @@ pub async fn run_modern<S: Send + Sync + 'static>(
                 responses = Some(Value::Object(answers));
                 state = result.request_state;
                 if state.is_none() {
-                    observed.anomalies.push("input_required without requestState".into());
+                    observed
+                        .anomalies
+                        .push("input_required without requestState".into());
                 }
             }
             Ok(CallToolResponse::Complete(result)) => {
@@ -144,11 +155,12 @@ pub async fn run_legacy<S: Send + Sync + 'static>(
     let mut client = ScriptedClient::new(Caps::FORM_ONLY);
     for (key, form) in case.keys {
         // The harness repeats a rule's last reply, so one more than the most asks suffices.
-        let replies = (0..=case.max_asks_per_key).map(|nth| match script::answer(script, key, nth) {
-            Reply::Accept(choice) => harness::accept(content(*form, choice)),
-            Reply::Decline => harness::Reply::Decline,
-            Reply::Cancel => harness::Reply::Cancel,
-        });
+        let replies =
+            (0..=case.max_asks_per_key).map(|nth| match script::answer(script, key, nth) {
+                Reply::Accept(choice) => harness::accept(content(*form, choice)),
+                Reply::Decline => harness::Reply::Decline,
+                Reply::Cancel => harness::Reply::Cancel,
+            });
         client = client.on_elicit(&format!("[{key}]"), replies.collect::<Vec<_>>());
     }
     let call = harness::run(Era::Legacy, make, client, case.name, case.arguments());
@@ -163,7 +175,10 @@ pub async fn run_legacy<S: Send + Sync + 'static>(
     };
     let mut anomalies = Vec::new();
     if run.input_required() != 0 || run.rounds.len() != 1 {
-        anomalies.push(format!("a legacy call took {} tools/call requests", run.rounds.len()));
+        anomalies.push(format!(
+            "a legacy call took {} tools/call requests",
+            run.rounds.len()
+        ));
     }
     let mut asked: Vec<Asked> = run
         .received
@@ -172,7 +187,10 @@ pub async fn run_legacy<S: Send + Sync + 'static>(
             if r.key.is_some() {
                 anomalies.push(format!("legacy ask {:?} came as an input request", r.text));
             }
-            Asked { key: key_in(&r.text).unwrap_or("?").to_owned(), message: r.text.clone() }
+            Asked {
+                key: key_in(&r.text).unwrap_or("?").to_owned(),
+                message: r.text.clone(),
+            }
         })
         .collect();
     // Legacy requests carry no round: cut them as the reference's rounds were cut, so that

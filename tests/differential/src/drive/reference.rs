@@ -47,13 +47,21 @@ impl Reference {
             *count - 1
         };
         let reply = script::answer(self.script, key, nth);
-        record.given.push(Given { key: key.to_owned(), nth, reply });
+        record.given.push(Given {
+            key: key.to_owned(),
+            nth,
+            reply,
+        });
         let round = record.rounds.last_mut().expect("a round was opened");
-        round.push(Asked { key: key.to_owned(), message });
+        round.push(Asked {
+            key: key.to_owned(),
+            message,
+        });
         round.sort();
         match reply {
             Reply::Accept(choice) => Answer::Accept(
-                serde_json::from_value(content(T::FORM, choice)).expect("scripted content decodes as its form"),
+                serde_json::from_value(content(T::FORM, choice))
+                    .expect("scripted content decodes as its form"),
             ),
             Reply::Decline => Answer::Decline,
             Reply::Cancel => Answer::Cancel,
@@ -75,8 +83,16 @@ pub fn outcome_line(result: &Result<CallToolResult, ErrorData>) -> String {
 }
 
 /// Runs the plain body under `script`; also returns the answers it was given, for the report.
-pub async fn run_reference(case: &Case, script: Script, plain: PlainCall) -> (Observed, Vec<Given>) {
-    let reference = Reference { script, effects: Effects::default(), record: Arc::default() };
+pub async fn run_reference(
+    case: &Case,
+    script: Script,
+    plain: PlainCall,
+) -> (Observed, Vec<Given>) {
+    let reference = Reference {
+        script,
+        effects: Effects::default(),
+        record: Arc::default(),
+    };
     let args = serde_json::from_str(case.args).expect("generated arguments decode as Args");
     let result = plain(reference.clone(), case.name, args).await;
     let record = std::mem::take(&mut *reference.lock());

@@ -7,7 +7,11 @@ use super::case::{Case, PlainCall};
 use super::compare::check_batch;
 use super::eras::MakeServer;
 
-pub async fn assert_agreement<S: Send + Sync + 'static>(cases: &'static [Case], make: MakeServer<S>, plain: PlainCall) {
+pub async fn assert_agreement<S: Send + Sync + 'static>(
+    cases: &'static [Case],
+    make: MakeServer<S>,
+    plain: PlainCall,
+) {
     let run = check_batch(cases, make, plain).await;
     let expected = |name: &str| DISAGREES.iter().any(|e| e.case == name);
     let unexpected: Vec<_> = run.failures.iter().filter(|f| !expected(f.case)).collect();
@@ -27,6 +31,13 @@ pub async fn assert_agreement<S: Send + Sync + 'static>(cases: &'static [Case], 
     for failure in &unexpected {
         eprintln!("{}", failure.report);
     }
-    assert!(unexpected.is_empty(), "{} runs disagree with the reference (reports above)", unexpected.len());
-    assert!(fixed.is_empty(), "these cases now agree: remove them from expected::DISAGREES: {fixed:?}");
+    assert!(
+        unexpected.is_empty(),
+        "{} runs disagree with the reference (reports above)",
+        unexpected.len()
+    );
+    assert!(
+        fixed.is_empty(),
+        "these cases now agree: remove them from expected::DISAGREES: {fixed:?}"
+    );
 }

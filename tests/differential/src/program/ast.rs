@@ -260,7 +260,10 @@ pub enum Stmt {
         init: Init,
     },
     /// `let (a, b): (Answer<..>, Answer<..>) = ask!(a: .., b: ..);`
-    LetTuple { vars: Vec<VarId>, ask: Ask },
+    LetTuple {
+        vars: Vec<VarId>,
+        ask: Ask,
+    },
     /// `let Answer::Accept(Form { field: var }) = ask!(..) else { .. };` or
     /// `let Some(var) = opt else { .. };`
     LetElse {
@@ -269,9 +272,15 @@ pub enum Stmt {
         otherwise: Jump,
     },
     /// `var = init;` (an `Answer` local takes `x = ask!(..);`)
-    Assign { var: VarId, init: Init },
+    Assign {
+        var: VarId,
+        init: Init,
+    },
     /// `self.log(format!("e<id> {}", text))`: one effect, to count how often code ran.
-    Effect { id: u32, text: Expr },
+    Effect {
+        id: u32,
+        text: Expr,
+    },
     /// `ask!(..);`, the answer dropped.
     Ask(Ask),
     /// `let var: T = match answer { Accept(..) if .. => .., Accept(..) => .., Decline => .., Cancel => .. };`
@@ -285,7 +294,11 @@ pub enum Stmt {
     },
     Flow(Flow),
     /// `if cond { body; jump }`: exits only at a block's end, so no code is unreachable.
-    Guarded { cond: Expr, body: Block, jump: Jump },
+    Guarded {
+        cond: Expr,
+        body: Block,
+        jump: Jump,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq)]

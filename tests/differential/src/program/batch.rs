@@ -27,19 +27,39 @@ impl CaseSpec {
     pub fn seeded(seed: u64, index: usize, scripts: usize) -> (CaseSpec, Vec<u32>) {
         let seed = program_seed(seed, index);
         let stream = seeded_stream(seed, STREAM_LEN);
-        (CaseSpec::from_stream(format!("h{index}"), &stream, seed, scripts), stream)
+        (
+            CaseSpec::from_stream(format!("h{index}"), &stream, seed, scripts),
+            stream,
+        )
     }
 
     pub fn from_stream(name: String, stream: &[u32], seed: u64, scripts: usize) -> CaseSpec {
-        CaseSpec { name, program: generate(stream), scripts: scripts_for(seed, scripts), args: arguments(seed) }
+        CaseSpec {
+            name,
+            program: generate(stream),
+            scripts: scripts_for(seed, scripts),
+            args: arguments(seed),
+        }
     }
 }
 
 /// The tool's arguments for a case: `note` present or not, zero to three items, a count.
 pub fn arguments(seed: u64) -> String {
-    let note = if seed & 1 == 0 { "\"memo\"".to_owned() } else { "null".to_owned() };
-    let items: Vec<String> = ["a", "bb", "c"].iter().take((seed >> 1) as usize % 4).map(|s| format!("\"{s}\"")).collect();
-    format!("{{\"note\":{note},\"items\":[{}],\"count\":{},\"label\":\"svc\"}}", items.join(","), (seed >> 3) % 4)
+    let note = if seed & 1 == 0 {
+        "\"memo\"".to_owned()
+    } else {
+        "null".to_owned()
+    };
+    let items: Vec<String> = ["a", "bb", "c"]
+        .iter()
+        .take((seed >> 1) as usize % 4)
+        .map(|s| format!("\"{s}\""))
+        .collect();
+    format!(
+        "{{\"note\":{note},\"items\":[{}],\"count\":{},\"label\":\"svc\"}}",
+        items.join(","),
+        (seed >> 3) % 4
+    )
 }
 
 /// A written batch and, per case, the lines its two handlers occupy (to attribute compile
@@ -100,14 +120,27 @@ pub fn write(cases: &[CaseSpec], header: &str) -> Written {
     }
     out.push_str("}\n\n");
     out.push_str("pub fn plain(reference: Reference, name: &'static str, args: Args) -> std::pin::Pin<Box<dyn std::future::Future<Output = Result<CallToolResult, ErrorData>>>> {\n");
-    out.push_str("    Box::pin(async move {\n        let plain = Plain(reference);\n        match name {\n");
+    out.push_str(
+        "    Box::pin(async move {\n        let plain = Plain(reference);\n        match name {\n",
+    );
     for case in cases {
-        let _ = writeln!(out, "            {:?} => plain.{}(Parameters(args)).await,", case.name, case.name);
+        let _ = writeln!(
+            out,
+            "            {:?} => plain.{}(Parameters(args)).await,",
+            case.name, case.name
+        );
     }
-    out.push_str("            other => panic!(\"no generated handler {other}\"),\n        }\n    })\n}\n\n");
+    out.push_str(
+        "            other => panic!(\"no generated handler {other}\"),\n        }\n    })\n}\n\n",
+    );
     out.push_str("pub static CASES: &[Case] = &[\n");
     for case in cases {
-        let keys: Vec<String> = case.program.keys.iter().map(|(k, f)| format!("({k:?}, Form::{})", emit::form_name(*f))).collect();
+        let keys: Vec<String> = case
+            .program
+            .keys
+            .iter()
+            .map(|(k, f)| format!("({k:?}, Form::{})", emit::form_name(*f)))
+            .collect();
         let scripts: Vec<String> = case.scripts.iter().map(|s| format!("{s:#x}")).collect();
         let _ = writeln!(
             out,

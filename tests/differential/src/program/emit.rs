@@ -16,10 +16,17 @@ pub enum Mode {
 
 /// The whole method, attributes included for the lowered form.
 pub fn handler(program: &Program, name: &str, mode: Mode) -> String {
-    let mut p = Printer { program, mode, out: String::new(), indent: 1 };
+    let mut p = Printer {
+        program,
+        mode,
+        out: String::new(),
+        indent: 1,
+    };
     if mode == Mode::Lowered {
         p.line("#[mrtr_tool]");
-        p.line(&format!("#[tool(description = \"generated handler {name}\")]"));
+        p.line(&format!(
+            "#[tool(description = \"generated handler {name}\")]"
+        ));
     }
     p.line(&format!(
         "async fn {name}(&self, Parameters(args): Parameters<Args>) -> Result<CallToolResult, ErrorData> {{"
@@ -146,11 +153,24 @@ impl Printer<'_> {
                     .iter()
                     .enumerate()
                     .map(|(i, k)| {
-                        let round = if i == 0 { "ask_in_new_round" } else { "ask_in_same_round" };
-                        format!("self.{round}::<{}>({:?}, {}).await", form_name(k.form), k.key, message(k))
+                        let round = if i == 0 {
+                            "ask_in_new_round"
+                        } else {
+                            "ask_in_same_round"
+                        };
+                        format!(
+                            "self.{round}::<{}>({:?}, {}).await",
+                            form_name(k.form),
+                            k.key,
+                            message(k)
+                        )
                     })
                     .collect();
-                if asks.len() == 1 { asks[0].clone() } else { format!("({})", asks.join(", ")) }
+                if asks.len() == 1 {
+                    asks[0].clone()
+                } else {
+                    format!("({})", asks.join(", "))
+                }
             }
         }
     }
@@ -200,7 +220,11 @@ impl Printer<'_> {
                 self.line(&line);
             }
             Flow::WhileLet { queue, init, .. } => {
-                let line = format!("let mut {}: Vec<String> = {};", self.name(*queue), self.expr(init));
+                let line = format!(
+                    "let mut {}: Vec<String> = {};",
+                    self.name(*queue),
+                    self.expr(init)
+                );
                 self.line(&line);
             }
             _ => {}
@@ -222,21 +246,38 @@ impl Printer<'_> {
             Stmt::LetTuple { vars, ask } => {
                 let names: Vec<&str> = vars.iter().map(|v| self.name(*v)).collect();
                 let tys: Vec<String> = vars.iter().map(|v| self.ty_of(*v)).collect();
-                let line = format!("let ({}): ({}) = {};", names.join(", "), tys.join(", "), self.ask(ask));
+                let line = format!(
+                    "let ({}): ({}) = {};",
+                    names.join(", "),
+                    tys.join(", "),
+                    self.ask(ask)
+                );
                 self.line(&line);
             }
-            Stmt::LetElse { var, source, otherwise } => {
+            Stmt::LetElse {
+                var,
+                source,
+                otherwise,
+            } => {
                 let (pattern, value) = match source {
                     LetElseSource::Ask(ask) => {
                         let form = ask.keys[0].form;
                         (
-                            format!("Answer::Accept({} {{ {}: {} }})", form_name(form), form_field(form), self.name(*var)),
+                            format!(
+                                "Answer::Accept({} {{ {}: {} }})",
+                                form_name(form),
+                                form_field(form),
+                                self.name(*var)
+                            ),
                             self.ask(ask),
                         )
                     }
                     LetElseSource::Opt(e) => (format!("Some({})", self.name(*var)), self.expr(e)),
                 };
-                let line = format!("let {pattern} = {value} else {{ {}; }};", self.jump(otherwise));
+                let line = format!(
+                    "let {pattern} = {value} else {{ {}; }};",
+                    self.jump(otherwise)
+                );
                 self.line(&line);
             }
             Stmt::Assign { var, init } => {
@@ -251,9 +292,14 @@ impl Printer<'_> {
                 let line = format!("{};", self.ask(ask));
                 self.line(&line);
             }
-            Stmt::Convert { var, mutable, answer, form, guard, cancel } => {
-                self.convert(*var, *mutable, *answer, *form, *guard, cancel)
-            }
+            Stmt::Convert {
+                var,
+                mutable,
+                answer,
+                form,
+                guard,
+                cancel,
+            } => self.convert(*var, *mutable, *answer, *form, *guard, cancel),
             Stmt::Flow(flow) => {
                 self.flow_prelude(flow);
                 self.flow("", flow, "");
@@ -271,10 +317,24 @@ impl Printer<'_> {
         }
     }
 
-    fn convert(&mut self, var: VarId, mutable: bool, answer: VarId, form: Form, guard: bool, cancel: &CancelArm) {
+    fn convert(
+        &mut self,
+        var: VarId,
+        mutable: bool,
+        answer: VarId,
+        form: Form,
+        guard: bool,
+        cancel: &CancelArm,
+    ) {
         let (field, strong, plain, declined, cancelled) = match form {
             Form::Num => ("n", "n > 1 => n.wrapping_add(10)", "n", "100u32", "200u32"),
-            Form::Word => ("w", "w.len() > 2 => cat(w, String::from(\"!\"))", "w", "String::from(\"declined\")", "String::from(\"cancelled\")"),
+            Form::Word => (
+                "w",
+                "w.len() > 2 => cat(w, String::from(\"!\"))",
+                "w",
+                "String::from(\"declined\")",
+                "String::from(\"cancelled\")",
+            ),
             Form::Flag => ("ok", "!ok => false", "ok", "false", "true"),
         };
         let f = form_name(form);
@@ -293,7 +353,9 @@ impl Printer<'_> {
         self.line(&format!("Answer::Accept({f} {{ {field} }}) => {plain},"));
         self.line(&format!("Answer::Decline => {declined},"));
         match cancel {
-            CancelArm::Return(what) => self.line(&format!("Answer::Cancel => return Ok(reply(String::from(\"cancelled {what}\"))),")),
+            CancelArm::Return(what) => self.line(&format!(
+                "Answer::Cancel => return Ok(reply(String::from(\"cancelled {what}\"))),"
+            )),
             CancelArm::Default => self.line(&format!("Answer::Cancel => {cancelled},")),
         }
         self.indent -= 1;
@@ -340,7 +402,9 @@ impl Printer<'_> {
                 for arm in arms {
                     let pat = match &arm.pat {
                         ArmPat::Num(n) => format!("{n}u32"),
-                        ArmPat::Bind(v, Some(guard)) => format!("{} if {}", self.name(*v), self.expr(guard)),
+                        ArmPat::Bind(v, Some(guard)) => {
+                            format!("{} if {}", self.name(*v), self.expr(guard))
+                        }
                         ArmPat::Bind(v, None) => self.name(*v).to_owned(),
                         ArmPat::Wild => "_".into(),
                     };
@@ -351,7 +415,13 @@ impl Printer<'_> {
                 self.indent -= 1;
                 self.line(&format!("}}{end}"));
             }
-            Flow::Loop { label, counter, bound, body, default } => {
+            Flow::Loop {
+                label,
+                counter,
+                bound,
+                body,
+                default,
+            } => {
                 self.line(&format!("{head}'l{label}: loop {{"));
                 self.indent += 1;
                 let c = self.name(*counter).to_owned();
@@ -365,20 +435,40 @@ impl Printer<'_> {
                 self.block_body(body);
                 self.line(&format!("}}{end}"));
             }
-            Flow::While { label, counter, bound, body } => {
+            Flow::While {
+                label,
+                counter,
+                bound,
+                body,
+            } => {
                 let c = self.name(*counter).to_owned();
                 self.line(&format!("{head}'l{label}: while {c} < {bound} {{"));
                 self.line(&format!("    {c} += 1;"));
                 self.block_body(body);
                 self.line(&format!("}}{end}"));
             }
-            Flow::WhileLet { label, queue, item, body, .. } => {
-                let line = format!("{head}'l{label}: while let Some({}) = {}.pop() {{", self.name(*item), self.name(*queue));
+            Flow::WhileLet {
+                label,
+                queue,
+                item,
+                body,
+                ..
+            } => {
+                let line = format!(
+                    "{head}'l{label}: while let Some({}) = {}.pop() {{",
+                    self.name(*item),
+                    self.name(*queue)
+                );
                 self.line(&line);
                 self.block_body(body);
                 self.line(&format!("}}{end}"));
             }
-            Flow::For { label, item, source, body } => {
+            Flow::For {
+                label,
+                item,
+                source,
+                body,
+            } => {
                 let source = match source {
                     ForSource::Cloned(e) => format!("{}.clone()", self.expr(e)),
                     ForSource::IntoIter(v) => format!("{}.into_iter()", self.name(*v)),
@@ -402,11 +492,17 @@ impl Printer<'_> {
         let mut current = flow;
         let mut opener = format!("{head}if");
         loop {
-            let Flow::If { cond, then, els } = current else { unreachable!("an else-if chain holds ifs") };
+            let Flow::If { cond, then, els } = current else {
+                unreachable!("an else-if chain holds ifs")
+            };
             let cond = match cond {
                 Cond::Bool(e) => self.expr(e),
-                Cond::IfLet(v, IfLetSource::Expr(e)) => format!("let Some({}) = {}", self.name(*v), self.expr(e)),
-                Cond::IfLet(v, IfLetSource::ArgNote) => format!("let Some({}) = args.note", self.name(*v)),
+                Cond::IfLet(v, IfLetSource::Expr(e)) => {
+                    format!("let Some({}) = {}", self.name(*v), self.expr(e))
+                }
+                Cond::IfLet(v, IfLetSource::ArgNote) => {
+                    format!("let Some({}) = args.note", self.name(*v))
+                }
             };
             self.line(&format!("{opener} {cond} {{"));
             self.block_body(then);

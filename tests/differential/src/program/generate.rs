@@ -17,7 +17,12 @@ pub struct Limits {
     pub loops: usize,
 }
 
-pub const LIMITS: Limits = Limits { statements: 26, ask_sites: 4, depth: 3, loops: 2 };
+pub const LIMITS: Limits = Limits {
+    statements: 26,
+    ask_sites: 4,
+    depth: 3,
+    loops: 2,
+};
 
 /// The longest list any expression can produce: `vec![a, b]`, and the three `args.items`.
 pub const MAX_LIST: u32 = 3;
@@ -104,7 +109,9 @@ impl Gen<'_> {
 
     fn visible(&self, at: usize) -> bool {
         let name = &self.vars[self.scope[at].var].name;
-        self.scope[at + 1..].iter().all(|s| &self.vars[s.var].name != name)
+        self.scope[at + 1..]
+            .iter()
+            .all(|s| &self.vars[s.var].name != name)
     }
 
     /// A new user binding: a fresh name, or (sometimes) the name of a visible one, shadowing it.
@@ -142,7 +149,11 @@ impl Gen<'_> {
     }
 
     fn scoped_mut(&mut self, var: VarId) -> &mut Scoped {
-        self.scope.iter_mut().rev().find(|s| s.var == var).expect("in scope")
+        self.scope
+            .iter_mut()
+            .rev()
+            .find(|s| s.var == var)
+            .expect("in scope")
     }
 
     /// Visible bindings of `ty` that `ok` accepts, innermost first.
@@ -169,7 +180,9 @@ impl Gen<'_> {
     }
 
     fn field_readable(&mut self, field: RecField) -> Option<VarId> {
-        let options = self.candidates(Ty::Rec, |s| !s.moved.whole && !s.moved.fields.contains(&field));
+        let options = self.candidates(Ty::Rec, |s| {
+            !s.moved.whole && !s.moved.fields.contains(&field)
+        });
         self.choose(options)
     }
 
@@ -237,14 +250,22 @@ impl Gen<'_> {
             (Ty::U32, 3) => self.field_or(RecField::N),
             (Ty::U32, 4) => Expr::Add(b(self, Ty::U32), b(self, Ty::U32)),
             (Ty::U32, _) => {
-                let of = if self.src.pick(2) == 0 { Ty::Str } else { Ty::List };
+                let of = if self.src.pick(2) == 0 {
+                    Ty::Str
+                } else {
+                    Ty::List
+                };
                 Expr::Len(b(self, of))
             }
             (Ty::Str, 2) => self.arg_or(ArgField::Label),
             (Ty::Str, 3) => self.field_or(RecField::Label),
             (Ty::Str, 4) => Expr::Cat(b(self, Ty::Str), b(self, Ty::Str)),
             (Ty::Str, 5) => {
-                let of = if self.src.pick(2) == 0 { Ty::U32 } else { Ty::Bool };
+                let of = if self.src.pick(2) == 0 {
+                    Ty::U32
+                } else {
+                    Ty::Bool
+                };
                 Expr::Show(b(self, of))
             }
             (Ty::Str, _) => Expr::Join(b(self, Ty::List)),
@@ -326,8 +347,14 @@ impl Gen<'_> {
             2 if ty == Ty::U32 => Init::Try(self.expr(Ty::U32, 2)),
             2 | 3 => Init::Flow(Box::new(self.if_flow(Some(ty), depth, loops_left))),
             4 => Init::Flow(Box::new(self.match_flow(Some(ty), depth, loops_left))),
-            5 | 6 if loops_left > 0 => Init::Flow(Box::new(self.loop_flow(Some(ty), depth, loops_left))),
-            7 => Init::Flow(Box::new(Flow::Block(self.block(depth - 1, loops_left, Some(ty))))),
+            5 | 6 if loops_left > 0 => {
+                Init::Flow(Box::new(self.loop_flow(Some(ty), depth, loops_left)))
+            }
+            7 => Init::Flow(Box::new(Flow::Block(self.block(
+                depth - 1,
+                loops_left,
+                Some(ty),
+            )))),
             _ => Init::Expr(self.expr(ty, 2)),
         }
     }
@@ -359,7 +386,11 @@ impl Gen<'_> {
                     format!("k{site}{}", (b'a' + i as u8) as char)
                 };
                 self.keys.push((key.clone(), form));
-                AskKey { key, form, text: self.expr(Ty::Str, 1) }
+                AskKey {
+                    key,
+                    form,
+                    text: self.expr(Ty::Str, 1),
+                }
             })
             .collect();
         Ask { site, keys }
@@ -411,19 +442,32 @@ impl Gen<'_> {
                 let bound = self.bind(Ty::U32, false);
                 ArmPat::Bind(bound, Some(self.expr(Ty::Bool, 1)))
             };
-            arms.push(Arm { pat, body: self.block(depth - 1, loops_left, ty) });
+            arms.push(Arm {
+                pat,
+                body: self.block(depth - 1, loops_left, ty),
+            });
             self.scope.truncate(mark);
         }
         let mark = self.scope.len();
-        let pat = if self.src.pick(2) == 0 { ArmPat::Wild } else { ArmPat::Bind(self.bind(Ty::U32, false), None) };
-        arms.push(Arm { pat, body: self.block(depth - 1, loops_left, ty) });
+        let pat = if self.src.pick(2) == 0 {
+            ArmPat::Wild
+        } else {
+            ArmPat::Bind(self.bind(Ty::U32, false), None)
+        };
+        arms.push(Arm {
+            pat,
+            body: self.block(depth - 1, loops_left, ty),
+        });
         self.scope.truncate(mark);
         Flow::Match { scrutinee, arms }
     }
 
     fn enter_loop(&mut self, value: Option<Ty>, iterations: u32) -> (u32, u32) {
         self.names += 1;
-        self.loops.push(LoopFrame { label: self.names, value });
+        self.loops.push(LoopFrame {
+            label: self.names,
+            value,
+        });
         let outer = self.iterations;
         self.iterations *= iterations;
         (self.names, outer)
@@ -451,14 +495,25 @@ impl Gen<'_> {
                 let body = self.block(depth - 1, loops_left - 1, None);
                 self.leave_loop(outer);
                 let default = ty.map(|ty| self.expr(ty, 1));
-                Flow::Loop { label, counter, bound, body, default }
+                Flow::Loop {
+                    label,
+                    counter,
+                    bound,
+                    body,
+                    default,
+                }
             }
             1 => {
                 let counter = self.counter();
                 let (label, outer) = self.enter_loop(None, bound);
                 let body = self.block(depth - 1, loops_left - 1, None);
                 self.leave_loop(outer);
-                Flow::While { label, counter, bound, body }
+                Flow::While {
+                    label,
+                    counter,
+                    bound,
+                    body,
+                }
             }
             2 => {
                 let init = self.expr(Ty::List, 1);
@@ -468,7 +523,13 @@ impl Gen<'_> {
                 let item = self.bind(Ty::Str, false);
                 let body = self.block(depth - 1, loops_left - 1, None);
                 self.leave_loop(outer);
-                Flow::WhileLet { label, queue, init, item, body }
+                Flow::WhileLet {
+                    label,
+                    queue,
+                    init,
+                    item,
+                    body,
+                }
             }
             _ => {
                 let source = match self.src.pick(4) {
@@ -494,7 +555,12 @@ impl Gen<'_> {
                 let item = self.bind(item_ty, false);
                 let body = self.block(depth - 1, loops_left - 1, None);
                 self.leave_loop(outer);
-                Flow::For { label, item, source, body }
+                Flow::For {
+                    label,
+                    item,
+                    source,
+                    body,
+                }
             }
         };
         // The counter and queue stay declared in the enclosing block, but nothing reads them
@@ -548,7 +614,11 @@ impl Gen<'_> {
                 }
                 let jump = self.jump();
                 self.scope.truncate(mark);
-                out.push(Stmt::Guarded { cond, body: Block { stmts, tail: None }, jump });
+                out.push(Stmt::Guarded {
+                    cond,
+                    body: Block { stmts, tail: None },
+                    jump,
+                });
             }
             14 => {
                 let source = match self.readable(Ty::Opt) {
@@ -557,15 +627,24 @@ impl Gen<'_> {
                 };
                 let otherwise = self.jump();
                 let var = self.bind(Ty::Str, false);
-                out.push(Stmt::LetElse { var, source, otherwise });
+                out.push(Stmt::LetElse {
+                    var,
+                    source,
+                    otherwise,
+                });
             }
-            15 if depth > 0 => out.push(Stmt::Flow(Flow::Block(self.block(depth - 1, loops_left, None)))),
+            15 if depth > 0 => out.push(Stmt::Flow(Flow::Block(self.block(
+                depth - 1,
+                loops_left,
+                None,
+            )))),
             _ => out.push(self.effect()),
         }
     }
 
     fn assignment(&mut self, out: &mut Vec<Stmt>) {
-        let options = self.candidates(Ty::U32, |s| s.assignable && !s.moved.whole)
+        let options = self
+            .candidates(Ty::U32, |s| s.assignable && !s.moved.whole)
             .into_iter()
             .chain(self.candidates(Ty::Str, |s| s.assignable && !s.moved.whole))
             .collect();
@@ -587,10 +666,17 @@ impl Gen<'_> {
     fn moving_let(&mut self, out: &mut Vec<Stmt>) {
         let place = match self.src.pick(3) {
             0 => {
-                let field = if self.src.pick(2) == 0 { RecField::Label } else { RecField::Tags };
+                let field = if self.src.pick(2) == 0 {
+                    RecField::Label
+                } else {
+                    RecField::Tags
+                };
                 let depth = self.loops.len();
                 let options = self.candidates(Ty::Rec, |s| {
-                    s.loop_depth == depth && !s.moved.whole && !s.moved.fields.contains(&field) && !s.assignable
+                    s.loop_depth == depth
+                        && !s.moved.whole
+                        && !s.moved.fields.contains(&field)
+                        && !s.assignable
                 });
                 self.choose(options).map(|rec| {
                     self.scoped_mut(rec).moved.fields.push(field);
@@ -598,7 +684,8 @@ impl Gen<'_> {
                 })
             }
             1 => {
-                let field = [ArgField::Label, ArgField::Items, ArgField::Note][self.src.pick(3) as usize];
+                let field =
+                    [ArgField::Label, ArgField::Items, ArgField::Note][self.src.pick(3) as usize];
                 self.arg_movable(field).then(|| {
                     self.moved_args.push(field);
                     (Place::Arg(field), field.ty())
@@ -615,7 +702,11 @@ impl Gen<'_> {
         match place {
             Some((place, ty)) => {
                 let var = self.bind(ty, false);
-                out.push(Stmt::Let { var, mutable: false, init: Init::Move(place) });
+                out.push(Stmt::Let {
+                    var,
+                    mutable: false,
+                    init: Init::Move(place),
+                });
             }
             None => out.push(self.effect()),
         }
@@ -629,7 +720,11 @@ impl Gen<'_> {
                 let form = self.form();
                 let ask = self.ask(&[form]);
                 let answer = self.bind_answer(form, false);
-                out.push(Stmt::Let { var: answer, mutable: false, init: Init::Ask(ask) });
+                out.push(Stmt::Let {
+                    var: answer,
+                    mutable: false,
+                    init: Init::Ask(ask),
+                });
                 self.convert(answer, form, out);
             }
             1 => {
@@ -637,15 +732,26 @@ impl Gen<'_> {
                 let ask = self.ask(&[form]);
                 let otherwise = self.jump();
                 let var = self.bind(form.field_ty(), false);
-                out.push(Stmt::LetElse { var, source: LetElseSource::Ask(ask), otherwise });
+                out.push(Stmt::LetElse {
+                    var,
+                    source: LetElseSource::Ask(ask),
+                    otherwise,
+                });
             }
             2 => {
                 let form = self.form();
                 let answer = self.bind_answer(form, true);
-                out.push(Stmt::Let { var: answer, mutable: true, init: Init::Expr(Expr::Declined) });
+                out.push(Stmt::Let {
+                    var: answer,
+                    mutable: true,
+                    init: Init::Expr(Expr::Declined),
+                });
                 out.push(self.effect());
                 let ask = self.ask(&[form]);
-                out.push(Stmt::Assign { var: answer, init: Init::Ask(ask) });
+                out.push(Stmt::Assign {
+                    var: answer,
+                    init: Init::Ask(ask),
+                });
                 self.convert(answer, form, out);
             }
             3 => {
@@ -656,7 +762,10 @@ impl Gen<'_> {
                 let forms: Vec<Form> = (0..2 + self.src.pick(2)).map(|_| self.form()).collect();
                 let ask = self.ask(&forms);
                 let vars: Vec<VarId> = forms.iter().map(|&f| self.bind_answer(f, false)).collect();
-                out.push(Stmt::LetTuple { vars: vars.clone(), ask });
+                out.push(Stmt::LetTuple {
+                    vars: vars.clone(),
+                    ask,
+                });
                 for (var, form) in vars.into_iter().zip(forms) {
                     self.convert(var, form, out);
                 }
@@ -669,7 +778,11 @@ impl Gen<'_> {
                     Init::Ask(self.ask(&[form]))
                 };
                 let answer = self.bind_answer(form, false);
-                out.push(Stmt::Let { var: answer, mutable: false, init });
+                out.push(Stmt::Let {
+                    var: answer,
+                    mutable: false,
+                    init,
+                });
                 self.convert(answer, form, out);
             }
         }
@@ -686,7 +799,13 @@ impl Gen<'_> {
         };
         let mutable = self.src.one_in(3);
         let var = self.bind(form.field_ty(), mutable);
-        out.push(Stmt::Convert { var, mutable, answer, form, guard, cancel });
+        out.push(Stmt::Convert {
+            var,
+            mutable,
+            answer,
+            form,
+            guard,
+            cancel,
+        });
     }
 }
-

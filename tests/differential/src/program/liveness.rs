@@ -33,12 +33,19 @@ struct Builder {
 
 /// For each ask site, the locals (by [`VarId`]) live right after its answers are bound.
 pub fn live_after_asks(program: &Program) -> BTreeMap<usize, BTreeSet<VarId>> {
-    let mut b = Builder { g: Graph::default(), loops: Vec::new(), end: 0 };
+    let mut b = Builder {
+        g: Graph::default(),
+        loops: Vec::new(),
+        end: 0,
+    };
     b.end = b.node(Vec::new(), Vec::new(), Vec::new());
     let result = b.node(uses(&program.result), Vec::new(), vec![b.end]);
     b.stmts(&program.body, result);
     let live_out = solve(&b.g);
-    b.g.sites.iter().map(|(&site, &node)| (site, live_out[node].clone())).collect()
+    b.g.sites
+        .iter()
+        .map(|(&site, &node)| (site, live_out[node].clone()))
+        .collect()
 }
 
 fn solve(g: &Graph) -> Vec<BTreeSet<VarId>> {
@@ -49,8 +56,15 @@ fn solve(g: &Graph) -> Vec<BTreeSet<VarId>> {
     while changed {
         changed = false;
         for node in (0..n).rev() {
-            let out: BTreeSet<VarId> = g.succ[node].iter().flat_map(|&s| live_in[s].iter().copied()).collect();
-            let mut inn: BTreeSet<VarId> = out.iter().copied().filter(|v| !g.defs[node].contains(v)).collect();
+            let out: BTreeSet<VarId> = g.succ[node]
+                .iter()
+                .flat_map(|&s| live_in[s].iter().copied())
+                .collect();
+            let mut inn: BTreeSet<VarId> = out
+                .iter()
+                .copied()
+                .filter(|v| !g.defs[node].contains(v))
+                .collect();
             inn.extend(g.uses[node].iter().copied());
             if inn != live_in[node] || out != live_out[node] {
                 live_in[node] = inn;
@@ -75,14 +89,21 @@ fn collect(e: &Expr, out: &mut Vec<VarId>) {
             collect(a, out);
             collect(b, out);
         }
-        Expr::Len(a) | Expr::Show(a) | Expr::Join(a) | Expr::Not(a) | Expr::Some(a) => collect(a, out),
+        Expr::Len(a) | Expr::Show(a) | Expr::Join(a) | Expr::Not(a) | Expr::Some(a) => {
+            collect(a, out)
+        }
         Expr::List(items) => items.iter().for_each(|i| collect(i, out)),
         Expr::Rec(a, b, c) => {
             collect(a, out);
             collect(b, out);
             collect(c, out);
         }
-        Expr::Num(_) | Expr::Text(_) | Expr::Bool(_) | Expr::Arg(_) | Expr::None | Expr::Declined => {}
+        Expr::Num(_)
+        | Expr::Text(_)
+        | Expr::Bool(_)
+        | Expr::Arg(_)
+        | Expr::None
+        | Expr::Declined => {}
     }
 }
 
@@ -122,7 +143,9 @@ impl Builder {
                 let end = self.end;
                 self.node(uses(e), Vec::new(), vec![k, end])
             }
-            Init::Move(Place::Var(v) | Place::Field(v, _)) => self.node(vec![*v], Vec::new(), vec![k]),
+            Init::Move(Place::Var(v) | Place::Field(v, _)) => {
+                self.node(vec![*v], Vec::new(), vec![k])
+            }
             Init::Move(Place::Arg(_)) => self.node(Vec::new(), Vec::new(), vec![k]),
             Init::Flow(flow) => self.flow(flow, k),
         }
@@ -136,7 +159,11 @@ impl Builder {
             }
             Jump::Break(label, value) => {
                 let exit = self.target(*label).exit;
-                self.node(value.as_ref().map(uses).unwrap_or_default(), Vec::new(), vec![exit])
+                self.node(
+                    value.as_ref().map(uses).unwrap_or_default(),
+                    Vec::new(),
+                    vec![exit],
+                )
             }
             Jump::Continue(label) => {
                 let head = self.target(*label).head;
@@ -146,7 +173,11 @@ impl Builder {
     }
 
     fn target(&self, label: u32) -> &LoopTargets {
-        self.loops.iter().rev().find(|l| l.label == label).expect("a jump targets an enclosing loop")
+        self.loops
+            .iter()
+            .rev()
+            .find(|l| l.label == label)
+            .expect("a jump targets an enclosing loop")
     }
 
     fn stmt(&mut self, stmt: &Stmt, k: Node) -> Node {
@@ -159,7 +190,11 @@ impl Builder {
                 let bind = self.node(Vec::new(), vars.clone(), vec![k]);
                 self.ask(ask, vec![bind])
             }
-            Stmt::LetElse { var, source, otherwise } => {
+            Stmt::LetElse {
+                var,
+                source,
+                otherwise,
+            } => {
                 let bind = self.node(Vec::new(), vec![*var], vec![k]);
                 let otherwise = self.jump(otherwise);
                 match source {
@@ -211,7 +246,11 @@ impl Builder {
                         let body = self.block(&arm.body, k);
                         match &arm.pat {
                             ArmPat::Bind(v, guard) => {
-                                let check = self.node(guard.as_ref().map(uses).unwrap_or_default(), Vec::new(), vec![body]);
+                                let check = self.node(
+                                    guard.as_ref().map(uses).unwrap_or_default(),
+                                    Vec::new(),
+                                    vec![body],
+                                );
                                 self.node(Vec::new(), vec![*v], vec![check])
                             }
                             ArmPat::Num(_) | ArmPat::Wild => body,
@@ -220,37 +259,79 @@ impl Builder {
                     .collect();
                 self.node(uses(scrutinee), Vec::new(), entries)
             }
-            Flow::Loop { label, counter, body, default, .. } => {
-                let exit = self.node(default.as_ref().map(uses).unwrap_or_default(), Vec::new(), vec![k]);
+            Flow::Loop {
+                label,
+                counter,
+                body,
+                default,
+                ..
+            } => {
+                let exit = self.node(
+                    default.as_ref().map(uses).unwrap_or_default(),
+                    Vec::new(),
+                    vec![k],
+                );
                 let head = self.node(vec![*counter], Vec::new(), vec![exit]);
-                self.loops.push(LoopTargets { label: *label, head, exit: k });
+                self.loops.push(LoopTargets {
+                    label: *label,
+                    head,
+                    exit: k,
+                });
                 let body = self.block(body, head);
                 self.loops.pop();
                 let step = self.node(vec![*counter], vec![*counter], vec![body]);
                 self.g.succ[head].push(step);
                 self.node(Vec::new(), vec![*counter], vec![head])
             }
-            Flow::While { label, counter, body, .. } => {
+            Flow::While {
+                label,
+                counter,
+                body,
+                ..
+            } => {
                 let head = self.node(vec![*counter], Vec::new(), vec![k]);
-                self.loops.push(LoopTargets { label: *label, head, exit: k });
+                self.loops.push(LoopTargets {
+                    label: *label,
+                    head,
+                    exit: k,
+                });
                 let body = self.block(body, head);
                 self.loops.pop();
                 let step = self.node(vec![*counter], vec![*counter], vec![body]);
                 self.g.succ[head].push(step);
                 self.node(Vec::new(), vec![*counter], vec![head])
             }
-            Flow::WhileLet { label, queue, init, item, body } => {
+            Flow::WhileLet {
+                label,
+                queue,
+                init,
+                item,
+                body,
+            } => {
                 let head = self.node(vec![*queue], vec![*queue], vec![k]);
-                self.loops.push(LoopTargets { label: *label, head, exit: k });
+                self.loops.push(LoopTargets {
+                    label: *label,
+                    head,
+                    exit: k,
+                });
                 let body = self.block(body, head);
                 self.loops.pop();
                 let bind = self.node(Vec::new(), vec![*item], vec![body]);
                 self.g.succ[head].push(bind);
                 self.node(uses(init), vec![*queue], vec![head])
             }
-            Flow::For { label, item, source, body } => {
+            Flow::For {
+                label,
+                item,
+                source,
+                body,
+            } => {
                 let head = self.node(Vec::new(), Vec::new(), vec![k]);
-                self.loops.push(LoopTargets { label: *label, head, exit: k });
+                self.loops.push(LoopTargets {
+                    label: *label,
+                    head,
+                    exit: k,
+                });
                 let body = self.block(body, head);
                 self.loops.pop();
                 let bind = self.node(Vec::new(), vec![*item], vec![body]);
@@ -270,7 +351,11 @@ impl Builder {
 /// The macro's name for each binding in the continuation: the binding's name, `name@k` for the
 /// k-th binding of that name in source order (the handler's parameter `args` counts).
 pub fn wire_names(program: &Program) -> BTreeMap<VarId, String> {
-    let mut w = Wire { program, counts: BTreeMap::new(), names: BTreeMap::new() };
+    let mut w = Wire {
+        program,
+        counts: BTreeMap::new(),
+        names: BTreeMap::new(),
+    };
     w.counts.insert("args".into(), 1);
     w.stmts(&program.body);
     w.names
@@ -287,7 +372,11 @@ impl Wire<'_> {
         let name = self.program.vars[var].name.clone();
         let count = self.counts.entry(name.clone()).or_insert(0);
         *count += 1;
-        let wire = if *count == 1 { name } else { format!("{name}@{count}") };
+        let wire = if *count == 1 {
+            name
+        } else {
+            format!("{name}@{count}")
+        };
         self.names.insert(var, wire);
     }
 
@@ -350,7 +439,9 @@ impl Wire<'_> {
                 self.bind(*counter);
                 self.block(body);
             }
-            Flow::WhileLet { queue, item, body, .. } => {
+            Flow::WhileLet {
+                queue, item, body, ..
+            } => {
                 self.bind(*queue);
                 self.bind(*item);
                 self.block(body);

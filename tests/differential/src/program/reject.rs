@@ -13,7 +13,10 @@ use super::liveness;
 /// The method as `#[mrtr_tool]` receives it: the lowered handler without the attribute itself.
 fn method_tokens(program: &Program) -> TokenStream {
     let text = emit::handler(program, "h", Mode::Lowered);
-    let text = text.trim_start().strip_prefix("#[mrtr_tool]").expect("the lowered form starts with the attribute");
+    let text = text
+        .trim_start()
+        .strip_prefix("#[mrtr_tool]")
+        .expect("the lowered form starts with the attribute");
     TokenStream::from_str(text).expect("generated handlers are valid Rust tokens")
 }
 
@@ -35,7 +38,9 @@ fn compile_errors(tokens: TokenStream, out: &mut Vec<String>) {
                         .stream()
                         .into_iter()
                         .find_map(|t| match t {
-                            TokenTree::Literal(lit) => syn::parse_str::<syn::LitStr>(&lit.to_string()).ok(),
+                            TokenTree::Literal(lit) => {
+                                syn::parse_str::<syn::LitStr>(&lit.to_string()).ok()
+                            }
                             _ => None,
                         })
                         .map(|lit| lit.value())
@@ -93,13 +98,20 @@ pub fn carry_mismatches(program: &Program) -> Result<Vec<CarryMismatch>, Vec<Str
         .collect();
     let mut mismatches = Vec::new();
     for (step, keys, carried) in steps {
-        let Some(site) = keys.first().and_then(|k| site_of_key.get(k)) else { continue };
+        let Some(site) = keys.first().and_then(|k| site_of_key.get(k)) else {
+            continue;
+        };
         let carried = base_names(carried.iter().filter(|c| !c.starts_with('#')));
         let expected = base_names(live[site].iter().map(|v| &wire[v]));
         let over = excess(&carried, &expected);
         let under = excess(&expected, &carried);
         if !over.is_empty() || !under.is_empty() {
-            mismatches.push(CarryMismatch { step, keys, over, under });
+            mismatches.push(CarryMismatch {
+                step,
+                keys,
+                over,
+                under,
+            });
         }
     }
     Ok(mismatches)
@@ -116,7 +128,10 @@ fn base_names<'a>(names: impl Iterator<Item = &'a String>) -> BTreeMap<String, u
 
 /// The names `a` has more of than `b`.
 fn excess(a: &BTreeMap<String, usize>, b: &BTreeMap<String, usize>) -> Vec<String> {
-    a.iter().filter(|(name, n)| b.get(*name).copied().unwrap_or(0) < **n).map(|(name, _)| name.clone()).collect()
+    a.iter()
+        .filter(|(name, n)| b.get(*name).copied().unwrap_or(0) < **n)
+        .map(|(name, _)| name.clone())
+        .collect()
 }
 
 fn site_keys(program: &Program, site: usize) -> Vec<String> {
@@ -125,6 +140,11 @@ fn site_keys(program: &Program, site: usize) -> Vec<String> {
         .keys
         .iter()
         .map(|(k, _)| k.clone())
-        .filter(|k| k == &prefix || (k.len() == prefix.len() + 1 && k.starts_with(&prefix) && k.ends_with(|c: char| c.is_ascii_lowercase())))
+        .filter(|k| {
+            k == &prefix
+                || (k.len() == prefix.len() + 1
+                    && k.starts_with(&prefix)
+                    && k.ends_with(|c: char| c.is_ascii_lowercase()))
+        })
         .collect()
 }

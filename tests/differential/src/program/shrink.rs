@@ -15,7 +15,12 @@ use super::generate::{LIMITS, generate_with};
 fn cost(stream: &[u32]) -> (usize, usize, usize, u64) {
     let (program, _) = generate_with(stream, &LIMITS);
     let text = emit::handler(&program, "h", Mode::Lowered);
-    (size(&program.body), text.len(), stream.len(), stream.iter().map(|&c| u64::from(c)).sum())
+    (
+        size(&program.body),
+        text.len(),
+        stream.len(),
+        stream.iter().map(|&c| u64::from(c)).sum(),
+    )
 }
 
 /// The stream cut to what the generator reads.
@@ -53,18 +58,33 @@ pub struct Shrunk {
 
 /// Greedy: from the current stream, judge its smaller distinct candidates cheapest first, in
 /// batches of `batch`, and move to the cheapest that still fails; stop when none does.
-pub fn shrink(start: &[u32], batch: usize, max_steps: usize, mut holds: impl FnMut(&[Vec<u32>]) -> Vec<bool>) -> Shrunk {
+pub fn shrink(
+    start: &[u32],
+    batch: usize,
+    max_steps: usize,
+    mut holds: impl FnMut(&[Vec<u32>]) -> Vec<bool>,
+) -> Shrunk {
     let mut best = trim(start);
     let mut best_cost = cost(&best);
     let mut evaluated = 0;
     let mut steps = 0;
     'search: while steps < max_steps {
         let mut seen: HashSet<String> = HashSet::new();
-        seen.insert(emit::handler(&generate_with(&best, &LIMITS).0, "h", Mode::Lowered));
+        seen.insert(emit::handler(
+            &generate_with(&best, &LIMITS).0,
+            "h",
+            Mode::Lowered,
+        ));
         let mut pool: Vec<(_, Vec<u32>)> = candidates(&best)
             .into_iter()
             .map(|c| trim(&c))
-            .filter(|c| seen.insert(emit::handler(&generate_with(c, &LIMITS).0, "h", Mode::Lowered)))
+            .filter(|c| {
+                seen.insert(emit::handler(
+                    &generate_with(c, &LIMITS).0,
+                    "h",
+                    Mode::Lowered,
+                ))
+            })
             .map(|c| (cost(&c), c))
             .filter(|(k, _)| *k < best_cost)
             .collect();
@@ -82,5 +102,9 @@ pub fn shrink(start: &[u32], batch: usize, max_steps: usize, mut holds: impl FnM
         }
         break;
     }
-    Shrunk { stream: best, evaluated, steps }
+    Shrunk {
+        stream: best,
+        evaluated,
+        steps,
+    }
 }

@@ -29,16 +29,32 @@ struct Options {
 }
 
 fn options() -> Options {
-    let mut o = Options { seed: ci::SEED, count: 3000, scripts: ci::SCRIPTS, parts: 4, shrink: true, only: Vec::new() };
+    let mut o = Options {
+        seed: ci::SEED,
+        count: 3000,
+        scripts: ci::SCRIPTS,
+        parts: 4,
+        shrink: true,
+        only: Vec::new(),
+    };
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
-        let mut value = || args.next().unwrap_or_else(|| panic!("{flag} needs a value"));
+        let mut value = || {
+            args.next()
+                .unwrap_or_else(|| panic!("{flag} needs a value"))
+        };
         match flag.as_str() {
             "--seed" => {
                 o.seed = match value().as_str() {
-                    "random" => std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos() as u64,
+                    "random" => std::time::SystemTime::now()
+                        .duration_since(std::time::UNIX_EPOCH)
+                        .unwrap()
+                        .as_nanos() as u64,
                     "ci" => ci::SEED,
-                    n => n.parse().or_else(|_| u64::from_str_radix(n.trim_start_matches("0x"), 16)).expect("a seed"),
+                    n => n
+                        .parse()
+                        .or_else(|_| u64::from_str_radix(n.trim_start_matches("0x"), 16))
+                        .expect("a seed"),
                 }
             }
             "--count" => o.count = value().parse().expect("a count"),
@@ -55,7 +71,10 @@ fn options() -> Options {
 fn main() {
     let o = options();
     let started = Instant::now();
-    println!("hunt: seed {:#x} ({}), {} programs accepted by the macro, {} scripts each", o.seed, o.seed, o.count, o.scripts);
+    println!(
+        "hunt: seed {:#x} ({}), {} programs accepted by the macro, {} scripts each",
+        o.seed, o.seed, o.count, o.scripts
+    );
 
     // Compile-free oracles: the macro's rejections and its carried sets.
     let mut cases = Vec::new();
@@ -71,20 +90,29 @@ fn main() {
         if !messages.is_empty() {
             rejected_programs += 1;
             for m in messages {
-                rejected.entry(reject::classify(&m)).or_default().push(case.name.clone());
+                rejected
+                    .entry(reject::classify(&m))
+                    .or_default()
+                    .push(case.name.clone());
             }
             continue;
         }
         if let Ok(mismatches) = reject::carry_mismatches(&case.program) {
             for m in mismatches {
-                carry.entry(shrinking::carry_signature(&m)).or_default().push(case.name.clone());
+                carry
+                    .entry(shrinking::carry_signature(&m))
+                    .or_default()
+                    .push(case.name.clone());
             }
         }
         streams.insert(case.name.clone(), stream);
         if o.only.is_empty() || o.only.contains(&case.name) {
             cases.push(case);
         } else {
-            cases.push(CaseSpec { scripts: Vec::new(), ..case });
+            cases.push(CaseSpec {
+                scripts: Vec::new(),
+                ..case
+            });
         }
     }
     println!("\n== rejections of valid programs ({index} generated, {rejected_programs} rejected)");
@@ -93,7 +121,11 @@ fn main() {
         if o.shrink {
             let stream = shrinking::seeded_stream_of(o.seed, &names[0]);
             let class = class.clone();
-            let min = shrinking::in_process(&stream, |p| reject::rejections(p).iter().any(|m| reject::classify(m) == class));
+            let min = shrinking::in_process(&stream, |p| {
+                reject::rejections(p)
+                    .iter()
+                    .any(|m| reject::classify(m) == class)
+            });
             println!("{}", shrinking::indent(&min));
         }
     }
@@ -105,7 +137,10 @@ fn main() {
             let signature = signature.clone();
             let min = shrinking::in_process(stream, |p| {
                 reject::rejections(p).is_empty()
-                    && reject::carry_mismatches(p).is_ok_and(|ms| ms.iter().any(|m| shrinking::carry_signature(m) == signature))
+                    && reject::carry_mismatches(p).is_ok_and(|ms| {
+                        ms.iter()
+                            .any(|m| shrinking::carry_signature(m) == signature)
+                    })
             });
             println!("{}", shrinking::indent(&min));
         }
@@ -117,23 +152,43 @@ fn main() {
     let mut scratch = Scratch::new(&format!("seed-{:x}", o.seed), cases.clone(), o.parts);
     let build_started = Instant::now();
     let broken = scratch.build();
-    println!("\n== compiled {} handlers in {:.0?} ({} do not compile)", cases.len(), build_started.elapsed(), broken.len());
+    println!(
+        "\n== compiled {} handlers in {:.0?} ({} do not compile)",
+        cases.len(),
+        build_started.elapsed(),
+        broken.len()
+    );
     let mut by_code: BTreeMap<String, Vec<(&String, &scratch::CompileError)>> = BTreeMap::new();
     for (case, errors) in &broken {
-        by_code.entry(errors[0].code.clone()).or_default().push((case, &errors[0]));
+        by_code
+            .entry(errors[0].code.clone())
+            .or_default()
+            .push((case, &errors[0]));
     }
     for (code, hits) in &by_code {
         let names: Vec<&str> = hits.iter().map(|(c, _)| c.as_str()).collect();
-        println!("  x{:<5} {code}: {}  ({names:?})", hits.len(), hits[0].1.message);
+        println!(
+            "  x{:<5} {code}: {}  ({names:?})",
+            hits.len(),
+            hits[0].1.message
+        );
         println!("{}", shrinking::indent(&hits[0].1.rendered));
         if o.shrink {
             let case = hits[0].0;
-            println!("{}", shrinking::compiled_compile_error(o.seed, case, &streams[case], code));
+            println!(
+                "{}",
+                shrinking::compiled_compile_error(o.seed, case, &streams[case], code)
+            );
         }
     }
     let run_started = Instant::now();
     let failures = scratch.run();
-    println!("\n== ran {} runs (handler x script) in {:.0?}: {} disagree", scratch.runs(), run_started.elapsed(), failures.len());
+    println!(
+        "\n== ran {} runs (handler x script) in {:.0?}: {} disagree",
+        scratch.runs(),
+        run_started.elapsed(),
+        failures.len()
+    );
     let mut by_signature: BTreeMap<&str, Vec<&(String, u64, String, String)>> = BTreeMap::new();
     for f in &failures {
         by_signature.entry(f.2.as_str()).or_default().push(f);
@@ -144,14 +199,19 @@ fn main() {
         let (case, script, _, report) = hits[0];
         println!("{}", shrinking::indent(report));
         if o.shrink {
-            println!("{}", shrinking::compiled_disagreement(o.seed, case, &streams[case], *script, signature));
+            println!(
+                "{}",
+                shrinking::compiled_disagreement(o.seed, case, &streams[case], *script, signature)
+            );
         }
     }
-    println!("\nhunt: seed {:#x}: {} rejected, {} carry mismatches, {} compile failures, {} disagreeing runs ({:.0?})",
+    println!(
+        "\nhunt: seed {:#x}: {} rejected, {} carry mismatches, {} compile failures, {} disagreeing runs ({:.0?})",
         o.seed,
         rejected_programs,
         carry.values().map(Vec::len).sum::<usize>(),
         broken.len(),
         failures.len(),
-        started.elapsed());
+        started.elapsed()
+    );
 }

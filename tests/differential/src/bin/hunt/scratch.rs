@@ -11,7 +11,10 @@ use serde_json::Value;
 
 /// The workspace root, from this crate's manifest (`tests/differential`).
 pub fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().expect("the workspace exists")
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .expect("the workspace exists")
 }
 
 /// A compile error rustc reported inside one case's handlers.
@@ -34,7 +37,11 @@ impl Scratch {
         let dir = workspace_root().join("target/differential-hunt").join(name);
         let per = cases.len().div_ceil(parts.max(1)).max(1);
         let parts: Vec<Vec<CaseSpec>> = cases.chunks(per).map(<[CaseSpec]>::to_vec).collect();
-        Scratch { dir, lines: vec![Vec::new(); parts.len()], parts }
+        Scratch {
+            dir,
+            lines: vec![Vec::new(); parts.len()],
+            parts,
+        }
     }
 
     fn write(&mut self) {
@@ -44,10 +51,14 @@ impl Scratch {
             .filter(|&i| !self.parts[i].is_empty())
             .map(|i| format!("\"part{i}\""))
             .collect();
-        let manifest = format!("[workspace]\nresolver = \"3\"\nmembers = [{}]\n", members.join(", "));
+        let manifest = format!(
+            "[workspace]\nresolver = \"3\"\nmembers = [{}]\n",
+            members.join(", ")
+        );
         std::fs::write(self.dir.join("Cargo.toml"), manifest).expect("write");
         // The workspace's lockfile pins every dependency to the versions already built.
-        std::fs::copy(root.join("Cargo.lock"), self.dir.join("Cargo.lock")).expect("copy Cargo.lock");
+        std::fs::copy(root.join("Cargo.lock"), self.dir.join("Cargo.lock"))
+            .expect("copy Cargo.lock");
         for (i, cases) in self.parts.iter().enumerate() {
             let part = self.dir.join(format!("part{i}"));
             std::fs::create_dir_all(part.join("src")).expect("write");
@@ -95,7 +106,11 @@ serde_json = "1"
                 }
                 broken.entry(case).or_default().extend(errs);
             }
-            assert!(removed, "the scratch build fails outside any generated handler; see {}", self.dir.display());
+            assert!(
+                removed,
+                "the scratch build fails outside any generated handler; see {}",
+                self.dir.display()
+            );
         }
     }
 
@@ -118,25 +133,50 @@ serde_json = "1"
             .expect("cargo runs");
         let mut errors: BTreeMap<String, Vec<CompileError>> = BTreeMap::new();
         for line in String::from_utf8_lossy(&output.stdout).lines() {
-            let Ok(message) = serde_json::from_str::<Value>(line) else { continue };
+            let Ok(message) = serde_json::from_str::<Value>(line) else {
+                continue;
+            };
             if message["reason"] != "compiler-message" || message["message"]["level"] != "error" {
                 continue;
             }
             let target = message["target"]["name"].as_str().unwrap_or_default();
-            let Some(part) = target.strip_prefix("hunt-part").and_then(|p| p.parse::<usize>().ok()) else { continue };
+            let Some(part) = target
+                .strip_prefix("hunt-part")
+                .and_then(|p| p.parse::<usize>().ok())
+            else {
+                continue;
+            };
             let diagnostic = &message["message"];
             let line_of = diagnostic["spans"]
                 .as_array()
                 .into_iter()
                 .flatten()
-                .filter(|s| s["file_name"].as_str().is_some_and(|f| f.ends_with("batch.rs")))
+                .filter(|s| {
+                    s["file_name"]
+                        .as_str()
+                        .is_some_and(|f| f.ends_with("batch.rs"))
+                })
                 .find_map(|s| s["line_start"].as_u64());
             let Some(line) = line_of else { continue };
-            let Some((case, _, _)) = self.lines[part].iter().find(|(_, a, b)| (*a..=*b).contains(&(line as usize))) else { continue };
+            let Some((case, _, _)) = self.lines[part]
+                .iter()
+                .find(|(_, a, b)| (*a..=*b).contains(&(line as usize)))
+            else {
+                continue;
+            };
             errors.entry(case.clone()).or_default().push(CompileError {
-                code: diagnostic["code"]["code"].as_str().unwrap_or("error").to_owned(),
-                message: diagnostic["message"].as_str().unwrap_or_default().to_owned(),
-                rendered: diagnostic["rendered"].as_str().unwrap_or_default().to_owned(),
+                code: diagnostic["code"]["code"]
+                    .as_str()
+                    .unwrap_or("error")
+                    .to_owned(),
+                message: diagnostic["message"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_owned(),
+                rendered: diagnostic["rendered"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_owned(),
             });
         }
         if errors.is_empty() && !output.status.success() {
@@ -154,9 +194,13 @@ serde_json = "1"
                 continue;
             }
             let binary = workspace_root().join(format!("target/debug/hunt-part{i}"));
-            let output = Command::new(&binary).output().expect("the part binary runs");
+            let output = Command::new(&binary)
+                .output()
+                .expect("the part binary runs");
             for line in String::from_utf8_lossy(&output.stdout).lines() {
-                let Ok(v) = serde_json::from_str::<Value>(line) else { continue };
+                let Ok(v) = serde_json::from_str::<Value>(line) else {
+                    continue;
+                };
                 failures.push((
                     v["case"].as_str().unwrap_or_default().to_owned(),
                     v["script"].as_u64().unwrap_or_default(),

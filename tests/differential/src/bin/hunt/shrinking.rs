@@ -26,7 +26,9 @@ pub fn carry_signature(m: &CarryMismatch) -> String {
 }
 
 fn index_of(case: &str) -> usize {
-    case.trim_start_matches('h').parse().expect("hunt cases are named h<index>")
+    case.trim_start_matches('h')
+        .parse()
+        .expect("hunt cases are named h<index>")
 }
 
 pub fn seeded_stream_of(seed: u64, case: &str) -> Vec<u32> {
@@ -34,7 +36,10 @@ pub fn seeded_stream_of(seed: u64, case: &str) -> Vec<u32> {
 }
 
 pub fn indent(text: &str) -> String {
-    text.lines().map(|l| format!("      {l}")).collect::<Vec<_>>().join("\n")
+    text.lines()
+        .map(|l| format!("      {l}"))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 fn show(program: &Program) -> String {
@@ -46,10 +51,20 @@ pub fn in_process(stream: &[u32], holds: impl Fn(&Program) -> bool) -> String {
         candidates.iter().map(|c| holds(&generate(c))).collect()
     });
     let program = generate(&shrunk.stream);
-    indent(&format!("minimised in {} steps ({} candidates):\n{}", shrunk.steps, shrunk.evaluated, show(&program)))
+    indent(&format!(
+        "minimised in {} steps ({} candidates):\n{}",
+        shrunk.steps,
+        shrunk.evaluated,
+        show(&program)
+    ))
 }
 
-fn candidates_of(seed: u64, case: &str, streams: &[Vec<u32>], script: Option<u64>) -> Vec<CaseSpec> {
+fn candidates_of(
+    seed: u64,
+    case: &str,
+    streams: &[Vec<u32>],
+    script: Option<u64>,
+) -> Vec<CaseSpec> {
     let seed = program_seed(seed, index_of(case));
     streams
         .iter()
@@ -66,21 +81,37 @@ fn candidates_of(seed: u64, case: &str, streams: &[Vec<u32>], script: Option<u64
 
 /// The errors of `code` each candidate has (empty: it does not fail that way).
 fn compile_errors_of(seed: u64, case: &str, streams: &[Vec<u32>], code: &str) -> Vec<Vec<String>> {
-    let mut scratch = Scratch::new(&format!("shrink-{case}"), candidates_of(seed, case, streams, None), 2);
+    let mut scratch = Scratch::new(
+        &format!("shrink-{case}"),
+        candidates_of(seed, case, streams, None),
+        2,
+    );
     let errors = scratch.compile_errors();
     (0..streams.len())
         .map(|i| {
-            let errors = errors.get(&format!("c{i}")).map(Vec::as_slice).unwrap_or_default();
-            errors.iter().filter(|e| e.code == code).map(|e| e.rendered.clone()).collect()
+            let errors = errors
+                .get(&format!("c{i}"))
+                .map(Vec::as_slice)
+                .unwrap_or_default();
+            errors
+                .iter()
+                .filter(|e| e.code == code)
+                .map(|e| e.rendered.clone())
+                .collect()
         })
         .collect()
 }
 
 pub fn compiled_compile_error(seed: u64, case: &str, stream: &[u32], code: &str) -> String {
     let shrunk = shrink(stream, BATCH, MAX_STEPS_COMPILED, |streams| {
-        compile_errors_of(seed, case, streams, code).iter().map(|e| !e.is_empty()).collect()
+        compile_errors_of(seed, case, streams, code)
+            .iter()
+            .map(|e| !e.is_empty())
+            .collect()
     });
-    let rendered = compile_errors_of(seed, case, std::slice::from_ref(&shrunk.stream), code).concat().join("\n");
+    let rendered = compile_errors_of(seed, case, std::slice::from_ref(&shrunk.stream), code)
+        .concat()
+        .join("\n");
     let program = generate(&shrunk.stream);
     indent(&format!(
         "minimised in {} steps ({} candidates built):\n{}\nrustc:\n{rendered}",
@@ -91,26 +122,54 @@ pub fn compiled_compile_error(seed: u64, case: &str, stream: &[u32], code: &str)
 }
 
 /// The report of each candidate's run that fails with `signature` (`None`: it does not).
-fn disagreements_of(seed: u64, case: &str, streams: &[Vec<u32>], script: u64, signature: &str) -> Vec<Option<String>> {
-    let mut scratch = Scratch::new(&format!("shrink-{case}"), candidates_of(seed, case, streams, Some(script)), 2);
+fn disagreements_of(
+    seed: u64,
+    case: &str,
+    streams: &[Vec<u32>],
+    script: u64,
+    signature: &str,
+) -> Vec<Option<String>> {
+    let mut scratch = Scratch::new(
+        &format!("shrink-{case}"),
+        candidates_of(seed, case, streams, Some(script)),
+        2,
+    );
     scratch.build();
     let failures = scratch.run();
     (0..streams.len())
         .map(|i| {
             let name = format!("c{i}");
-            failures.iter().find(|f| f.0 == name && f.2 == signature).map(|f| f.3.clone())
+            failures
+                .iter()
+                .find(|f| f.0 == name && f.2 == signature)
+                .map(|f| f.3.clone())
         })
         .collect()
 }
 
-pub fn compiled_disagreement(seed: u64, case: &str, stream: &[u32], script: u64, signature: &str) -> String {
+pub fn compiled_disagreement(
+    seed: u64,
+    case: &str,
+    stream: &[u32],
+    script: u64,
+    signature: &str,
+) -> String {
     let shrunk = shrink(stream, BATCH, MAX_STEPS_COMPILED, |streams| {
-        disagreements_of(seed, case, streams, script, signature).iter().map(Option::is_some).collect()
+        disagreements_of(seed, case, streams, script, signature)
+            .iter()
+            .map(Option::is_some)
+            .collect()
     });
-    let report = disagreements_of(seed, case, std::slice::from_ref(&shrunk.stream), script, signature)
-        .pop()
-        .flatten()
-        .unwrap_or_default();
+    let report = disagreements_of(
+        seed,
+        case,
+        std::slice::from_ref(&shrunk.stream),
+        script,
+        signature,
+    )
+    .pop()
+    .flatten()
+    .unwrap_or_default();
     indent(&format!(
         "minimised in {} steps ({} candidates built); the minimised run:\n{report}",
         shrunk.steps, shrunk.evaluated
