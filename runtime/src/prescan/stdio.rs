@@ -166,7 +166,19 @@ async fn merge_output<W: AsyncWrite + Unpin>(
                 }
             },
             read = from_rmcp.read(&mut buffer) => match read {
-                Ok(0) | Err(_) => break,
+                Ok(0) | Err(_) => {
+                    // rmcp is done (its input ended, or it stopped): the refusals of lines read
+                    // before that are still owed, and they are all queued by now, since the
+                    // input side queues a refusal before it reads on.
+                    if at_line_start {
+                        while let Ok(reply) = refusals.try_recv() {
+                            if write.write_all(&reply).await.is_err() {
+                                break;
+                            }
+                        }
+                    }
+                    break;
+                }
                 Ok(n) => {
                     at_line_start = buffer[n - 1] == b'\n';
                     write.write_all(&buffer[..n]).await
