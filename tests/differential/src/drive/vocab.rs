@@ -76,7 +76,7 @@ pub fn content(form: Form, choice: u32) -> Value {
     match form {
         Form::Num => json!({ "n": choice % 6 }),
         Form::Word => json!({ "w": WORDS[(choice % 5) as usize] }),
-        Form::Flag => json!({ "ok": choice % 2 == 0 }),
+        Form::Flag => json!({ "ok": choice.is_multiple_of(2) }),
     }
 }
 

@@ -27,7 +27,7 @@ pub fn answer(script: Script, key: &str, nth: u32) -> Reply {
     let value = ((h >> 8) % 1000) as u32;
     if roll < accept_percent {
         Reply::Accept(value)
-    } else if roll % 2 == 0 {
+    } else if roll.is_multiple_of(2) {
         Reply::Decline
     } else {
         Reply::Cancel
