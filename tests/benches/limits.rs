@@ -14,14 +14,13 @@
 //! Each pair prints its time ratio and the peak heap of one call (a counting allocator), then
 //! criterion times each side. Run: `cargo bench -p mrtr-tests --bench limits`.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use mrtr::prescan::Prescan;
 use mrtr::{ask, mrtr_tool};
 use mrtr_tests::harness::*;
+use mrtr_tests::heap::{Counting, peak_of};
 use rmcp::model::{CallToolResult, ContentBlock};
 use rmcp::{ErrorData, tool, tool_router};
 use serde::{Deserialize, Serialize};
@@ -29,27 +28,8 @@ use serde_json::{Map, Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines, ReadHalf};
 use tokio::io::{WriteHalf, split};
 
-/// Tracks live heap bytes and their peak, so one call's peak can be read off.
-struct Counting;
-
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let live = LIVE.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
-        PEAK.fetch_max(live, Ordering::Relaxed);
-        unsafe { System.alloc(layout) }
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
-
 #[global_allocator]
-static ALLOCATOR: Counting = Counting;
+static HEAP: Counting = Counting;
 
 #[derive(Debug, Clone, Serialize, Deserialize, mrtr::Elicit)]
 struct Confirm {
@@ -167,14 +147,6 @@ impl RawLines {
             }
         }
     }
-}
-
-/// Peak heap above what was live before `f`, in bytes.
-fn peak_of<T>(f: impl FnOnce() -> T) -> (T, usize) {
-    let before = LIVE.load(Ordering::Relaxed);
-    PEAK.store(before, Ordering::Relaxed);
-    let out = f();
-    (out, PEAK.load(Ordering::Relaxed).saturating_sub(before))
 }
 
 fn limits(c: &mut Criterion) {

@@ -49,13 +49,7 @@ async fn start(ops: Ops) -> SocketAddr {
         mrtr_examples::session_manager(mrtr_examples::DEFAULT_SESSION_IDLE),
     )
     .layer(axum::middleware::from_fn(authenticate));
-    let (listener, addr) = mrtr_examples::bind_nodelay("127.0.0.1:0".parse().unwrap())
-        .await
-        .expect("a loopback port");
-    tokio::spawn(async move {
-        let _ = axum::serve(listener, router).await;
-    });
-    addr
+    support::serve_http(router).await
 }
 
 async fn client(

@@ -7,8 +7,6 @@
 //! decoder, so only the pre-scan can answer them with the id; the other fields it answers too,
 //! and `StrictParams` is the second line for servers run without it.
 
-use std::net::SocketAddr;
-
 use mrtr::StrictParams;
 use mrtr::prescan::Prescan;
 use mrtr_examples::ops::Ops;
@@ -294,20 +292,18 @@ async fn an_unknown_method_is_still_method_not_found() {
 
 // ---- Streamable HTTP, raw POSTs ----
 
-/// The server as the examples serve HTTP: `mcp_router` behind the pre-scan.
-async fn start_http() -> SocketAddr {
+/// The server as the examples serve HTTP (`mcp_router` behind the pre-scan), and a raw client.
+async fn start_http() -> Http {
     let router = mrtr_examples::mcp_router(
         server,
         Some(Prescan::default()),
         mrtr_examples::session_manager(mrtr_examples::DEFAULT_SESSION_IDLE),
     );
-    let (listener, addr) = mrtr_examples::bind_nodelay("127.0.0.1:0".parse().unwrap())
-        .await
-        .expect("a loopback port");
-    tokio::spawn(async move {
-        let _ = axum::serve(listener, router).await;
-    });
-    addr
+    let addr = support::serve_http(router).await;
+    Http {
+        client: reqwest::Client::new(),
+        url: format!("http://{addr}/mcp"),
+    }
 }
 
 /// The one JSON-RPC message of a response, whether it came as JSON or as an SSE stream.
@@ -330,11 +326,7 @@ struct Http {
 
 impl Http {
     fn post(&self, body: &Value) -> reqwest::RequestBuilder {
-        self.client
-            .post(&self.url)
-            .header("Accept", "application/json, text/event-stream")
-            .header("Content-Type", "application/json")
-            .json(body)
+        support::post_json(&self.client, &self.url, body)
     }
 
     /// A 2026-07-28 request: the standard headers and the request's own `_meta`.
@@ -357,29 +349,7 @@ impl Http {
 
     /// Opens a legacy session with `initialize`; returns its id.
     async fn legacy_session(&self) -> String {
-        let response = self
-            .post(
-                &json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-                "protocolVersion": "2025-11-25", "capabilities": {},
-                "clientInfo": { "name": "raw", "version": "1" } } }),
-            )
-            .send()
-            .await
-            .expect("initialize is answered");
-        let session = response
-            .headers()
-            .get("mcp-session-id")
-            .and_then(|v| v.to_str().ok())
-            .expect("a legacy session id")
-            .to_owned();
-        let _ = message_of(response).await;
-        self.post(&json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }))
-            .header("Mcp-Session-Id", &session)
-            .header("MCP-Protocol-Version", "2025-11-25")
-            .send()
-            .await
-            .expect("initialized is accepted");
-        session
+        support::open_legacy_session(&self.client, &self.url, json!({})).await
     }
 
     async fn legacy(&self, session: &str, method: &str, params: Value) -> (u16, Value) {
@@ -397,11 +367,7 @@ impl Http {
 #[tokio::test]
 async fn every_wrong_field_type_is_invalid_params_naming_the_field_over_streamable_http() {
     support::install_runtime("deploy-service");
-    let addr = start_http().await;
-    let http = Http {
-        client: reqwest::Client::new(),
-        url: format!("http://{addr}/mcp"),
-    };
+    let http = start_http().await;
     let session = http.legacy_session().await;
     for case in cases() {
         for (era, (status, reply)) in [
@@ -428,11 +394,7 @@ async fn every_wrong_field_type_is_invalid_params_naming_the_field_over_streamab
 #[tokio::test]
 async fn input_responses_over_the_key_limit_are_refused_by_the_pre_scan_over_streamable_http() {
     support::install_runtime("deploy-service");
-    let addr = start_http().await;
-    let http = Http {
-        client: reqwest::Client::new(),
-        url: format!("http://{addr}/mcp"),
-    };
+    let http = start_http().await;
     let mut params = valid("tools/call");
     params["inputResponses"] = input_responses(50_000);
     let (status, reply) = http.modern("tools/call", params).await;
@@ -450,11 +412,7 @@ async fn input_responses_over_the_key_limit_are_refused_by_the_pre_scan_over_str
 #[tokio::test]
 async fn rmcp_refusals_at_the_door_still_come_before_the_pre_scan() {
     support::install_runtime("deploy-service");
-    let addr = start_http().await;
-    let http = Http {
-        client: reqwest::Client::new(),
-        url: format!("http://{addr}/mcp"),
-    };
+    let http = start_http().await;
     let malformed = json!({ "jsonrpc": "2.0", "id": 7, "method": "tools/call",
         "params": { "name": "deploy_service", "_meta": 1 } });
     let status = |response: reqwest::Response| response.status().as_u16();

@@ -8,40 +8,24 @@
 //! in-flight handlers up to 5 s to finish (the call waiting on the form is one) before it drops
 //! them, so everything is back at about the idle timeout + 5 s.
 
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::net::SocketAddr;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use mrtr::prescan::Prescan;
 use mrtr::{Answer, ask, mrtr_tool};
 use mrtr_tests::harness::*;
+use mrtr_tests::heap::{Counting, live};
 use rmcp::model::{CallToolResult, ContentBlock};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::{ErrorData, tool, tool_router};
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::json;
 
-/// Live heap bytes, so the test can see what a session holds and that it comes back.
-struct Counting;
-
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        LIVE.fetch_add(layout.size(), Ordering::Relaxed);
-        unsafe { System.alloc(layout) }
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
+mod support;
 
 #[global_allocator]
-static ALLOCATOR: Counting = Counting;
+static HEAP: Counting = Counting;
 
 #[derive(Debug, Clone, Serialize, Deserialize, mrtr::Elicit)]
 struct Confirm {
@@ -85,21 +69,7 @@ async fn start(alive: Arc<()>, sessions: Arc<LocalSessionManager>) -> SocketAddr
         Some(Prescan::default()),
         sessions,
     );
-    let (listener, addr) = mrtr_examples::bind_nodelay("127.0.0.1:0".parse().unwrap())
-        .await
-        .expect("a loopback port");
-    tokio::spawn(async move {
-        let _ = axum::serve(listener, router).await;
-    });
-    addr
-}
-
-fn post(client: &reqwest::Client, url: &str, body: &Value) -> reqwest::RequestBuilder {
-    client
-        .post(url)
-        .header("Accept", "application/json, text/event-stream")
-        .header("Content-Type", "application/json")
-        .json(body)
+    support::serve_http(router).await
 }
 
 /// Opens a legacy session that can show forms, calls `deploy`, reads the SSE stream until the
@@ -107,32 +77,16 @@ fn post(client: &reqwest::Client, url: &str, body: &Value) -> reqwest::RequestBu
 /// the session is never deleted.
 async fn abandon_a_session_mid_elicitation(url: &str) {
     let client = reqwest::Client::new();
-    let initialize = json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "capabilities": { "elicitation": { "form": {} } },
-        "clientInfo": { "name": "walks-away", "version": "1" } } });
-    let response = post(&client, url, &initialize)
-        .send()
-        .await
-        .expect("initialize");
-    let session = response
-        .headers()
-        .get("mcp-session-id")
-        .and_then(|v| v.to_str().ok())
-        .expect("a legacy session")
-        .to_owned();
-    let _ = response.text().await;
-    let legacy = |body: &Value| {
-        post(&client, url, body)
-            .header("Mcp-Session-Id", &session)
-            .header("MCP-Protocol-Version", "2025-11-25")
-    };
-    legacy(&json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }))
-        .send()
-        .await
-        .expect("initialized");
+    let forms = json!({ "elicitation": { "form": {} } });
+    let session = support::open_legacy_session(&client, url, forms).await;
     let call = json!({ "jsonrpc": "2.0", "id": 2, "method": "tools/call",
         "params": { "name": "deploy", "arguments": {} } });
-    let mut stream = legacy(&call).send().await.expect("the call is accepted");
+    let mut stream = support::post_json(&client, url, &call)
+        .header("Mcp-Session-Id", &session)
+        .header("MCP-Protocol-Version", "2025-11-25")
+        .send()
+        .await
+        .expect("the call is accepted");
     let mut seen = String::new();
     let asked = tokio::time::timeout(Duration::from_secs(5), async {
         while let Ok(Some(chunk)) = stream.chunk().await {
@@ -163,7 +117,7 @@ async fn an_abandoned_legacy_session_is_reclaimed_after_the_idle_timeout() {
     // statics, the HTTP client's pools), so the second one can be measured on its own.
     abandon_a_session_mid_elicitation(&url).await;
     wait_until_reclaimed(&sessions, &alive).await;
-    let baseline = LIVE.load(Ordering::Relaxed);
+    let baseline = live();
 
     abandon_a_session_mid_elicitation(&url).await;
     assert_eq!(
@@ -172,10 +126,10 @@ async fn an_abandoned_legacy_session_is_reclaimed_after_the_idle_timeout() {
         "held until the timeout"
     );
     assert_eq!(instances(&alive), 1, "the session's handler is still held");
-    let held = LIVE.load(Ordering::Relaxed).saturating_sub(baseline);
+    let held = live().saturating_sub(baseline);
 
     let waited = wait_until_reclaimed(&sessions, &alive).await;
-    let after = LIVE.load(Ordering::Relaxed).saturating_sub(baseline);
+    let after = live().saturating_sub(baseline);
     println!(
         "abandoned session: {held} bytes held, {after} bytes above the baseline {waited:?} later"
     );
