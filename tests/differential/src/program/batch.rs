@@ -34,9 +34,14 @@ impl CaseSpec {
     }
 
     pub fn from_stream(name: String, stream: &[u32], seed: u64, scripts: usize) -> CaseSpec {
+        CaseSpec::from_program(name, generate(stream), seed, scripts)
+    }
+
+    /// A case of `program` with the arguments and scripts the program seed `seed` gives.
+    pub fn from_program(name: String, program: Program, seed: u64, scripts: usize) -> CaseSpec {
         CaseSpec {
             name,
-            program: generate(stream),
+            program,
             scripts: scripts_for(seed, scripts),
             args: arguments(seed),
         }

@@ -9,6 +9,7 @@ pub mod choice;
 pub mod emit;
 pub mod generate;
 pub mod liveness;
+pub mod reduce;
 pub mod reject;
 pub mod script;
 pub mod shrink;

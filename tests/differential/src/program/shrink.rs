@@ -7,7 +7,7 @@
 
 use std::collections::HashSet;
 
-use super::ast::size;
+use super::ast::{Program, size};
 use super::emit::{self, Mode};
 use super::generate::{LIMITS, generate_with};
 
@@ -51,18 +51,19 @@ fn candidates(stream: &[u32]) -> Vec<Vec<u32>> {
 }
 
 pub struct Shrunk {
-    pub stream: Vec<u32>,
+    pub program: Program,
     pub evaluated: usize,
     pub steps: usize,
 }
 
 /// Greedy: from the current stream, judge its smaller distinct candidates cheapest first, in
-/// batches of `batch`, and move to the cheapest that still fails; stop when none does.
+/// batches of `batch`, and move to the cheapest that still fails; stop when none does. Then
+/// drop the effects the failure does not need ([`super::reduce::drop_effects`]).
 pub fn shrink(
     start: &[u32],
     batch: usize,
     max_steps: usize,
-    mut holds: impl FnMut(&[Vec<u32>]) -> Vec<bool>,
+    mut holds: impl FnMut(&[Program]) -> Vec<bool>,
 ) -> Shrunk {
     let mut best = trim(start);
     let mut best_cost = cost(&best);
@@ -91,7 +92,11 @@ pub fn shrink(
         pool.sort();
         for chunk in pool.chunks(batch.max(1)) {
             let streams: Vec<Vec<u32>> = chunk.iter().map(|(_, c)| c.clone()).collect();
-            let verdicts = holds(&streams);
+            let programs: Vec<Program> = streams
+                .iter()
+                .map(|s| generate_with(s, &LIMITS).0)
+                .collect();
+            let verdicts = holds(&programs);
             evaluated += streams.len();
             if let Some(i) = verdicts.iter().position(|&v| v) {
                 best = streams[i].clone();
@@ -102,8 +107,12 @@ pub fn shrink(
         }
         break;
     }
+    let program = super::reduce::drop_effects(generate_with(&best, &LIMITS).0, |programs| {
+        evaluated += programs.len();
+        holds(programs)
+    });
     Shrunk {
-        stream: best,
+        program,
         evaluated,
         steps,
     }

@@ -4,7 +4,9 @@
 //!
 //! `cargo run -p mrtr-differential --release --bin hunt -- --seed <N|random|ci> --count 3000`
 //! (`--scripts 3`, `--parts 4`, `--no-shrink`; `--seed ci --count <ci::PROGRAMS>` rebuilds
-//! exactly the CI batch.)
+//! exactly the CI batch; `--only h3,h7` compiles just those; `--oracles-only` skips compiling;
+//! `--mrtr-root DIR` builds against another checkout of this workspace, e.g. an older commit,
+//! which must hold a copy of `tests/differential` listed in its workspace members.)
 
 mod scratch;
 mod shrinking;
@@ -26,6 +28,8 @@ struct Options {
     shrink: bool,
     /// Only these cases (by name), e.g. to rebuild one finding.
     only: Vec<String>,
+    /// Stop after the compile-free oracles.
+    oracles_only: bool,
 }
 
 fn options() -> Options {
@@ -36,6 +40,7 @@ fn options() -> Options {
         parts: 4,
         shrink: true,
         only: Vec::new(),
+        oracles_only: false,
     };
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
@@ -61,6 +66,8 @@ fn options() -> Options {
             "--scripts" => o.scripts = value().parse().expect("a count"),
             "--parts" => o.parts = value().parse().expect("a count"),
             "--no-shrink" => o.shrink = false,
+            "--oracles-only" => o.oracles_only = true,
+            "--mrtr-root" => scratch::set_dependency_root(value().into()),
             "--only" => o.only = value().split(',').map(str::to_owned).collect(),
             other => panic!("unknown flag {other}; see the module docs"),
         }
@@ -131,7 +138,7 @@ fn main() {
     }
     println!("\n== carried sets against the liveness oracle");
     for (signature, names) in &carry {
-        println!("  x{:<5} {signature}  (e.g. {})", names.len(), names[0]);
+        println!("  x{:<5} {signature}  ({names:?})", names.len());
         if o.shrink {
             let stream = &streams[&names[0]];
             let signature = signature.clone();
@@ -147,6 +154,9 @@ fn main() {
     }
 
     // Compiled: build, attribute compile errors, run both eras against the reference.
+    if o.oracles_only {
+        return;
+    }
     // `--only` keeps the oracles' numbering and compiles just the named cases.
     cases.retain(|c| !c.scripts.is_empty());
     let mut scratch = Scratch::new(&format!("seed-{:x}", o.seed), cases.clone(), o.parts);

@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::OnceLock;
 
 use mrtr_differential::program::batch::{self, CaseSpec};
 use serde_json::Value;
@@ -15,6 +16,25 @@ pub fn workspace_root() -> PathBuf {
         .join("../..")
         .canonicalize()
         .expect("the workspace exists")
+}
+
+/// Where the scratch crates take `mrtr`, `mrtr-tests` and `mrtr-differential` from: this
+/// workspace, or (`--mrtr-root`) another checkout, e.g. an older commit to show that a fixed
+/// defect is found. The target directory is always this workspace's, so registry crates are
+/// reused.
+static DEPENDENCY_ROOT: OnceLock<PathBuf> = OnceLock::new();
+
+pub fn set_dependency_root(root: PathBuf) {
+    DEPENDENCY_ROOT
+        .set(root)
+        .expect("the dependency root is set once, before any build");
+}
+
+fn dependency_root() -> PathBuf {
+    DEPENDENCY_ROOT
+        .get()
+        .cloned()
+        .unwrap_or_else(workspace_root)
 }
 
 /// A compile error rustc reported inside one case's handlers.
@@ -28,17 +48,32 @@ pub struct CompileError {
 /// One scratch workspace: parts build in parallel, each a binary running its batch.
 pub struct Scratch {
     pub dir: PathBuf,
+    /// Package names start with this: scratch workspaces share one target directory, so their
+    /// binaries must not share names.
+    package_prefix: String,
     parts: Vec<Vec<CaseSpec>>,
     lines: Vec<Vec<(String, usize, usize)>>,
 }
 
 impl Scratch {
     pub fn new(name: &str, cases: Vec<CaseSpec>, parts: usize) -> Scratch {
-        let dir = workspace_root().join("target/differential-hunt").join(name);
+        let flavour = if dependency_root() == workspace_root() {
+            String::new()
+        } else {
+            "-other-root".into()
+        };
+        let dir = workspace_root()
+            .join("target/differential-hunt")
+            .join(format!("{name}{flavour}"));
         let per = cases.len().div_ceil(parts.max(1)).max(1);
         let parts: Vec<Vec<CaseSpec>> = cases.chunks(per).map(<[CaseSpec]>::to_vec).collect();
+        let package_prefix = format!(
+            "hunt-{}{flavour}-part",
+            name.replace(|c: char| !c.is_ascii_alphanumeric(), "-")
+        );
         Scratch {
             dir,
+            package_prefix,
             lines: vec![Vec::new(); parts.len()],
             parts,
         }
@@ -59,13 +94,15 @@ impl Scratch {
         // The workspace's lockfile pins every dependency to the versions already built.
         std::fs::copy(root.join("Cargo.lock"), self.dir.join("Cargo.lock"))
             .expect("copy Cargo.lock");
+        let deps = dependency_root();
         for (i, cases) in self.parts.iter().enumerate() {
             let part = self.dir.join(format!("part{i}"));
             std::fs::create_dir_all(part.join("src")).expect("write");
-            let root = root.display();
+            let root = deps.display();
+            let prefix = &self.package_prefix;
             let manifest = format!(
                 r#"[package]
-name = "hunt-part{i}"
+name = "{prefix}{i}"
 version = "0.0.0"
 edition = "2024"
 publish = false
@@ -141,7 +178,7 @@ serde_json = "1"
             }
             let target = message["target"]["name"].as_str().unwrap_or_default();
             let Some(part) = target
-                .strip_prefix("hunt-part")
+                .strip_prefix(self.package_prefix.as_str())
                 .and_then(|p| p.parse::<usize>().ok())
             else {
                 continue;
@@ -193,7 +230,7 @@ serde_json = "1"
             if self.parts[i].is_empty() {
                 continue;
             }
-            let binary = workspace_root().join(format!("target/debug/hunt-part{i}"));
+            let binary = workspace_root().join(format!("target/debug/{}{i}", self.package_prefix));
             let output = Command::new(&binary)
                 .output()
                 .expect("the part binary runs");

@@ -6,7 +6,6 @@ use mrtr_differential::program::ast::Program;
 use mrtr_differential::program::batch::{CaseSpec, STREAM_LEN};
 use mrtr_differential::program::choice::{program_seed, seeded_stream};
 use mrtr_differential::program::emit::{self, Mode};
-use mrtr_differential::program::generate::generate;
 use mrtr_differential::program::reject::CarryMismatch;
 use mrtr_differential::program::shrink::shrink;
 
@@ -14,7 +13,7 @@ use super::scratch::Scratch;
 
 /// Candidates per scratch build: one build judges them all.
 const BATCH: usize = 120;
-const MAX_STEPS_COMPILED: usize = 25;
+const MAX_STEPS_COMPILED: usize = 60;
 const MAX_STEPS_IN_PROCESS: usize = 400;
 
 pub fn carry_signature(m: &CarryMismatch) -> String {
@@ -48,29 +47,28 @@ fn show(program: &Program) -> String {
 
 pub fn in_process(stream: &[u32], holds: impl Fn(&Program) -> bool) -> String {
     let shrunk = shrink(stream, usize::MAX, MAX_STEPS_IN_PROCESS, |candidates| {
-        candidates.iter().map(|c| holds(&generate(c))).collect()
+        candidates.iter().map(&holds).collect()
     });
-    let program = generate(&shrunk.stream);
     indent(&format!(
         "minimised in {} steps ({} candidates):\n{}",
         shrunk.steps,
         shrunk.evaluated,
-        show(&program)
+        show(&shrunk.program)
     ))
 }
 
 fn candidates_of(
     seed: u64,
     case: &str,
-    streams: &[Vec<u32>],
+    programs: &[Program],
     script: Option<u64>,
 ) -> Vec<CaseSpec> {
     let seed = program_seed(seed, index_of(case));
-    streams
+    programs
         .iter()
         .enumerate()
-        .map(|(i, s)| {
-            let mut spec = CaseSpec::from_stream(format!("c{i}"), s, seed, 1);
+        .map(|(i, p)| {
+            let mut spec = CaseSpec::from_program(format!("c{i}"), p.clone(), seed, 1);
             if let Some(script) = script {
                 spec.scripts = vec![script];
             }
@@ -80,14 +78,14 @@ fn candidates_of(
 }
 
 /// The errors of `code` each candidate has (empty: it does not fail that way).
-fn compile_errors_of(seed: u64, case: &str, streams: &[Vec<u32>], code: &str) -> Vec<Vec<String>> {
+fn compile_errors_of(seed: u64, case: &str, programs: &[Program], code: &str) -> Vec<Vec<String>> {
     let mut scratch = Scratch::new(
         &format!("shrink-{case}"),
-        candidates_of(seed, case, streams, None),
+        candidates_of(seed, case, programs, None),
         2,
     );
     let errors = scratch.compile_errors();
-    (0..streams.len())
+    (0..programs.len())
         .map(|i| {
             let errors = errors
                 .get(&format!("c{i}"))
@@ -103,16 +101,16 @@ fn compile_errors_of(seed: u64, case: &str, streams: &[Vec<u32>], code: &str) ->
 }
 
 pub fn compiled_compile_error(seed: u64, case: &str, stream: &[u32], code: &str) -> String {
-    let shrunk = shrink(stream, BATCH, MAX_STEPS_COMPILED, |streams| {
-        compile_errors_of(seed, case, streams, code)
+    let shrunk = shrink(stream, BATCH, MAX_STEPS_COMPILED, |programs| {
+        compile_errors_of(seed, case, programs, code)
             .iter()
             .map(|e| !e.is_empty())
             .collect()
     });
-    let rendered = compile_errors_of(seed, case, std::slice::from_ref(&shrunk.stream), code)
+    let rendered = compile_errors_of(seed, case, std::slice::from_ref(&shrunk.program), code)
         .concat()
         .join("\n");
-    let program = generate(&shrunk.stream);
+    let program = shrunk.program;
     indent(&format!(
         "minimised in {} steps ({} candidates built):\n{}\nrustc:\n{rendered}",
         shrunk.steps,
@@ -125,18 +123,18 @@ pub fn compiled_compile_error(seed: u64, case: &str, stream: &[u32], code: &str)
 fn disagreements_of(
     seed: u64,
     case: &str,
-    streams: &[Vec<u32>],
+    programs: &[Program],
     script: u64,
     signature: &str,
 ) -> Vec<Option<String>> {
     let mut scratch = Scratch::new(
         &format!("shrink-{case}"),
-        candidates_of(seed, case, streams, Some(script)),
+        candidates_of(seed, case, programs, Some(script)),
         2,
     );
     scratch.build();
     let failures = scratch.run();
-    (0..streams.len())
+    (0..programs.len())
         .map(|i| {
             let name = format!("c{i}");
             failures
@@ -154,8 +152,8 @@ pub fn compiled_disagreement(
     script: u64,
     signature: &str,
 ) -> String {
-    let shrunk = shrink(stream, BATCH, MAX_STEPS_COMPILED, |streams| {
-        disagreements_of(seed, case, streams, script, signature)
+    let shrunk = shrink(stream, BATCH, MAX_STEPS_COMPILED, |programs| {
+        disagreements_of(seed, case, programs, script, signature)
             .iter()
             .map(Option::is_some)
             .collect()
@@ -163,7 +161,7 @@ pub fn compiled_disagreement(
     let report = disagreements_of(
         seed,
         case,
-        std::slice::from_ref(&shrunk.stream),
+        std::slice::from_ref(&shrunk.program),
         script,
         signature,
     )
