@@ -6,6 +6,7 @@
 //! `-- --stdio` serves stdio; `-- --demo` plays the three-message exchange against itself.
 
 use mrtr::StrictParams;
+use mrtr::prescan::Prescan;
 use mrtr_examples::ops::Ops;
 use mrtr_examples::servers::deploy_service::Deployer;
 use mrtr_examples::{Launch, init_tracing, install_runtime, serve};
@@ -14,12 +15,13 @@ use mrtr_examples::{Launch, init_tracing, install_runtime, serve};
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     init_tracing();
     let launch = Launch::from_args(std::env::args().skip(1))?;
-    install_runtime("deploy-service")?;
+    let runtime = install_runtime("deploy-service")?;
     let ops = Ops::new();
     if launch == Launch::Demo {
         return mrtr_examples::demo::play_deploy(Deployer::new(ops.clone()), &ops).await;
     }
-    serve(&launch, "deploy-service", move || {
+    let prescan = Prescan::new(runtime.limits().clone());
+    serve(&launch, "deploy-service", Some(prescan), move || {
         StrictParams::new(Deployer::new(ops.clone()))
     })
     .await

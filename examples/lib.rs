@@ -18,10 +18,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::serve::ListenerExt;
+use mrtr::prescan::{Prescan, PrescanLayer, StdioFilter};
 use rmcp::ServerHandler;
 use rmcp::ServiceExt;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use tower_layer::Layer as _;
 
 /// How an example was asked to run.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -122,10 +124,12 @@ pub async fn bind_nodelay(
 }
 
 /// Serves `make()` on the chosen transport until the client goes away (stdio) or the process is
-/// stopped (HTTP).
+/// stopped (HTTP). A ported server is served behind `prescan` (see [`mrtr::prescan`]); a legacy
+/// original passes `None` and is served as plain rmcp, as it was before the port.
 pub async fn serve<S, F>(
     launch: &Launch,
     name: &str,
+    prescan: Option<Prescan>,
     make: F,
 ) -> Result<(), Box<dyn std::error::Error>>
 where
@@ -133,18 +137,12 @@ where
     F: Fn() -> S + Send + Sync + 'static,
 {
     match launch {
-        Launch::Stdio => {
-            let running = make().serve(rmcp::transport::stdio()).await?;
-            running.waiting().await?;
-        }
+        Launch::Stdio => serve_stream(make(), prescan, tokio::io::stdin(), tokio::io::stdout())
+            .await
+            .map_err(|error| -> Box<dyn std::error::Error> { error })?,
         Launch::Http(addr) => {
             let idle = session_idle_timeout(|name| std::env::var(name).ok())?;
-            let service = StreamableHttpService::new(
-                move || Ok(make()),
-                session_manager(idle),
-                StreamableHttpServerConfig::default(),
-            );
-            let router = axum::Router::new().nest_service("/mcp", service);
+            let router = mcp_router(make, prescan, session_manager(idle));
             let (listener, bound) = bind_nodelay(*addr).await?;
             eprintln!("{name}: serving MCP (2026-07-28 and legacy sessions) at http://{bound}/mcp");
             eprintln!(
@@ -162,6 +160,64 @@ where
         Launch::Demo => return Err("this example has no --demo".into()),
     }
     Ok(())
+}
+
+type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+/// Serves `server` over newline-delimited JSON-RPC on `read`/`write` (stdio, or a test's pipe)
+/// until the input ends; behind `prescan`, through its line filter.
+pub async fn serve_stream<S, R, W>(
+    server: S,
+    prescan: Option<Prescan>,
+    read: R,
+    write: W,
+) -> Result<(), BoxError>
+where
+    S: ServerHandler + Send + 'static,
+    R: tokio::io::AsyncRead + Unpin + Send + 'static,
+    W: tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
+    match prescan {
+        Some(prescan) => {
+            let (transport, flushed) = StdioFilter::new(prescan).spawn(read, write);
+            let served: Result<_, BoxError> =
+                async { Ok(server.serve(transport).await?.waiting().await?) }.await;
+            // However rmcp ended (an input that ends before `initialize` is an error to it),
+            // what it wrote and the pre-scan's refusals reach `write` before this returns.
+            flushed.await?;
+            served?;
+        }
+        None => {
+            server.serve((read, write)).await?.waiting().await?;
+        }
+    }
+    Ok(())
+}
+
+/// The `/mcp` route the examples serve: rmcp's Streamable HTTP service (legacy sessions kept in
+/// `sessions`), behind `prescan` when given, with the same body limit on both.
+pub fn mcp_router<S, F>(
+    make: F,
+    prescan: Option<Prescan>,
+    sessions: Arc<LocalSessionManager>,
+) -> axum::Router
+where
+    S: ServerHandler + Send + 'static,
+    F: Fn() -> S + Send + Sync + 'static,
+{
+    let config = StreamableHttpServerConfig::default();
+    let max_body = config.max_request_body_bytes;
+    let service = StreamableHttpService::new(move || Ok(make()), sessions, config);
+    let router = axum::Router::new();
+    match prescan {
+        Some(prescan) => router.nest_service(
+            "/mcp",
+            PrescanLayer::new(prescan)
+                .with_max_request_body_bytes(max_body)
+                .layer(service),
+        ),
+        None => router.nest_service("/mcp", service),
+    }
 }
 
 async fn shutdown_signal() {

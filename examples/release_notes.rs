@@ -2,6 +2,7 @@
 //! `servers/legacy/release_notes.rs`).
 
 use mrtr::StrictParams;
+use mrtr::prescan::Prescan;
 use mrtr_examples::ops::Ops;
 use mrtr_examples::servers::release_notes::Releaser;
 use mrtr_examples::{Launch, init_tracing, install_runtime, serve};
@@ -10,9 +11,10 @@ use mrtr_examples::{Launch, init_tracing, install_runtime, serve};
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     init_tracing();
     let launch = Launch::from_args(std::env::args().skip(1))?;
-    install_runtime("release-notes")?;
+    let runtime = install_runtime("release-notes")?;
     let ops = Ops::new();
-    serve(&launch, "release-notes", move || {
+    let prescan = Prescan::new(runtime.limits().clone());
+    serve(&launch, "release-notes", Some(prescan), move || {
         StrictParams::new(Releaser::new(ops.clone()))
     })
     .await

@@ -3,6 +3,7 @@
 
 use mrtr::StrictParams;
 use mrtr::allowed_roots::AllowedRoots;
+use mrtr::prescan::Prescan;
 use mrtr_examples::servers::repo_tools::RepoTools;
 use mrtr_examples::{Launch, init_tracing, serve};
 
@@ -12,7 +13,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let launch = Launch::from_args(std::env::args().skip(1))?;
     let roots = AllowedRoots::from_env("ALLOWED_ROOTS")?;
     eprintln!("repo-tools: allowed roots {:?}", roots.roots());
-    serve(&launch, "repo-tools", move || {
+    // No asks, so no runtime to take limits from: the default ones.
+    serve(&launch, "repo-tools", Some(Prescan::default()), move || {
         StrictParams::new(RepoTools::new(roots.clone()))
     })
     .await

@@ -6,7 +6,10 @@
 #   - Python over stdio on 2026-07-28 (negotiated with server/discover),
 #   - TypeScript over Streamable HTTP on 2026-07-28,
 #   - Python over stdio on a legacy session against the legacy original `legacy_deploy_service`
-#     (plain rmcp, no mrtr): the "before" of the port must pass the same cases.
+#     (plain rmcp, no mrtr): the "before" of the port must pass the same cases;
+#   - the same for `release_notes` and `repo_tools`: Python over stdio against each port (legacy
+#     session and 2026-07-28) and against its legacy original (legacy session), one case set per
+#     example run against both.
 # Each client prints PASS/FAIL lines; this script ends with the overall `N passed, N failed`
 # and exits non-zero if any check failed or any client crashed.
 set -euo pipefail
@@ -53,9 +56,18 @@ run_client "python, stdio, legacy session" "$INTEROP_PYTHON" interop/python_clie
 run_client "python, stdio, 2026-07-28" "$INTEROP_PYTHON" interop/python_client.py --era 2026-07-28 --stdio "$EXAMPLE_BIN" --stdio
 run_client "typescript, Streamable HTTP, 2026-07-28" "$NODE22/node" interop/ts_client.ts "$EXAMPLE_URL"
 
-echo "building example legacy_$EXAMPLE" >&2
-cargo build --quiet -p mrtr-examples --example "legacy_$EXAMPLE" >&2
-run_client "python, stdio, legacy original" "$INTEROP_PYTHON" interop/python_client.py --stdio "$CARGO_TARGET_DIR/debug/examples/legacy_$EXAMPLE" --stdio
+OTHERS=(release_notes repo_tools)
+echo "building examples legacy_$EXAMPLE ${OTHERS[*]} ${OTHERS[*]/#/legacy_}" >&2
+cargo build --quiet -p mrtr-examples --example "legacy_$EXAMPLE" \
+    $(for other in "${OTHERS[@]}"; do printf -- '--example %s --example legacy_%s ' "$other" "$other"; done) >&2
+BIN="$CARGO_TARGET_DIR/debug/examples"
+run_client "python, stdio, legacy original" "$INTEROP_PYTHON" interop/python_client.py --original --stdio "$BIN/legacy_$EXAMPLE" --stdio
+
+for other in "${OTHERS[@]}"; do
+    run_client "python, stdio, legacy session, $other" "$INTEROP_PYTHON" interop/python_client.py --server "$other" --stdio "$BIN/$other" --stdio
+    run_client "python, stdio, 2026-07-28, $other" "$INTEROP_PYTHON" interop/python_client.py --server "$other" --era 2026-07-28 --stdio "$BIN/$other" --stdio
+    run_client "python, stdio, legacy original, $other" "$INTEROP_PYTHON" interop/python_client.py --server "$other" --original --stdio "$BIN/legacy_$other" --stdio
+done
 
 echo "interop: $passed passed, $failed failed"
 [[ $failed -eq 0 ]]

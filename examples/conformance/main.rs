@@ -98,11 +98,15 @@ async fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    if let Err(error) = mrtr_examples::install_runtime("mrtr-conformance") {
-        eprintln!("conformance: {error}");
-        return ExitCode::FAILURE;
-    }
-    match mrtr_examples::serve(&launch, "conformance", || {
+    let runtime = match mrtr_examples::install_runtime("mrtr-conformance") {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            eprintln!("conformance: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let prescan = mrtr::prescan::Prescan::new(runtime.limits().clone());
+    match mrtr_examples::serve(&launch, "conformance", Some(prescan), || {
         mrtr::StrictParams::new(Conformance::new())
     })
     .await

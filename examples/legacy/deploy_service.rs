@@ -10,7 +10,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     init_tracing();
     let launch = Launch::from_args(std::env::args().skip(1))?;
     let ops = Ops::new();
-    serve(&launch, "legacy-deploy-service", move || {
+    // The unported original: plain rmcp, no pre-scan.
+    serve(&launch, "legacy-deploy-service", None, move || {
         Deployer::new(ops.clone())
     })
     .await

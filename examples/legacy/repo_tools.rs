@@ -8,5 +8,6 @@ use mrtr_examples::{Launch, init_tracing, serve};
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     init_tracing();
     let launch = Launch::from_args(std::env::args().skip(1))?;
-    serve(&launch, "legacy-repo-tools", || RepoTools).await
+    // The unported original: plain rmcp, no pre-scan.
+    serve(&launch, "legacy-repo-tools", None, || RepoTools).await
 }

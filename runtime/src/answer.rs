@@ -167,14 +167,7 @@ fn decode_roots<T: DeserializeOwned>(raw: &Value) -> Result<Answer<T>, String> {
 
 /// The JSON type of `value`, as an error message names it.
 pub(crate) fn kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
+    crate::malformed::JsonKind::of(value).describe()
 }
 
 /// Client text echoed into logs is bounded, so a hostile answer cannot flood them.

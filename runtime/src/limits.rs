@@ -33,13 +33,7 @@ impl Default for Limits {
 
 impl Limits {
     pub fn check(&self, responses: &BTreeMap<String, Value>) -> Result<(), MrtrError> {
-        if responses.len() > self.max_keys {
-            return Err(MrtrError::InvalidInputResponses(format!(
-                "{} keys in inputResponses; at most {} are accepted",
-                responses.len(),
-                self.max_keys
-            )));
-        }
+        self.check_keys(responses.len())?;
         for value in responses.values() {
             if exceeds_depth(value, self.max_depth) {
                 return Err(MrtrError::InvalidInputResponses(format!(
@@ -57,6 +51,18 @@ impl Limits {
             return Err(MrtrError::InvalidInputResponses(format!(
                 "inputResponses is larger than {} bytes",
                 self.max_bytes
+            )));
+        }
+        Ok(())
+    }
+
+    /// The key limit alone, from a count: the pre-scan counts the keys of `inputResponses`
+    /// without decoding them.
+    pub(crate) fn check_keys(&self, keys: usize) -> Result<(), MrtrError> {
+        if keys > self.max_keys {
+            return Err(MrtrError::InvalidInputResponses(format!(
+                "{keys} keys in inputResponses; at most {} are accepted",
+                self.max_keys
             )));
         }
         Ok(())

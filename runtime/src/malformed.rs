@@ -13,39 +13,49 @@ use rmcp::ErrorData;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
-use crate::answer::kind;
-
-/// The JSON type a field must have.
-#[derive(Clone, Copy)]
-enum Expected {
+/// The JSON type of a value, as an error message names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum JsonKind {
+    Null,
+    Bool,
+    Number,
     String,
+    Array,
     Object,
 }
 
-impl Expected {
-    fn fits(self, value: &Value) -> bool {
-        match self {
-            Expected::String => value.is_string(),
-            Expected::Object => value.is_object(),
+impl JsonKind {
+    pub(crate) fn of(value: &Value) -> Self {
+        match value {
+            Value::Null => JsonKind::Null,
+            Value::Bool(_) => JsonKind::Bool,
+            Value::Number(_) => JsonKind::Number,
+            Value::String(_) => JsonKind::String,
+            Value::Array(_) => JsonKind::Array,
+            Value::Object(_) => JsonKind::Object,
         }
     }
 
-    fn describe(self) -> &'static str {
+    pub(crate) fn describe(self) -> &'static str {
         match self {
-            Expected::String => "a string",
-            Expected::Object => "an object",
+            JsonKind::Null => "null",
+            JsonKind::Bool => "a boolean",
+            JsonKind::Number => "a number",
+            JsonKind::String => "a string",
+            JsonKind::Array => "an array",
+            JsonKind::Object => "an object",
         }
     }
 }
 
-/// One field of a method's params: its wire name, type, and whether it must be present.
+/// One field of a method's params: its wire name, JSON type, and whether it must be present.
 struct Field {
     name: &'static str,
-    expected: Expected,
+    expected: JsonKind,
     required: bool,
 }
 
-const fn field(name: &'static str, expected: Expected, required: bool) -> Field {
+const fn field(name: &'static str, expected: JsonKind, required: bool) -> Field {
     Field {
         name,
         expected,
@@ -54,43 +64,77 @@ const fn field(name: &'static str, expected: Expected, required: bool) -> Field 
 }
 
 const TOOL_CALL: &[Field] = &[
-    field("name", Expected::String, true),
-    field("arguments", Expected::Object, false),
-    field("inputResponses", Expected::Object, false),
-    field("requestState", Expected::String, false),
-    field("_meta", Expected::Object, false),
+    field("name", JsonKind::String, true),
+    field("arguments", JsonKind::Object, false),
+    field("inputResponses", JsonKind::Object, false),
+    field("requestState", JsonKind::String, false),
+    field("_meta", JsonKind::Object, false),
 ];
 
 const PROMPT_GET: &[Field] = TOOL_CALL;
 
 const RESOURCE_READ: &[Field] = &[
-    field("uri", Expected::String, true),
-    field("inputResponses", Expected::Object, false),
-    field("requestState", Expected::String, false),
-    field("_meta", Expected::Object, false),
+    field("uri", JsonKind::String, true),
+    field("inputResponses", JsonKind::Object, false),
+    field("requestState", JsonKind::String, false),
+    field("_meta", JsonKind::Object, false),
 ];
 
-/// The -32602 for a request of one of [`MRTR_METHODS`] whose params rmcp could not read, naming
-/// the field at fault; `None` for any other method.
-pub(crate) fn invalid_params(method: &str, params: Option<&Value>) -> Option<ErrorData> {
-    let fields = match method {
-        "tools/call" => TOOL_CALL,
-        "prompts/get" => PROMPT_GET,
-        "resources/read" => RESOURCE_READ,
-        _ => return None,
-    };
-    let Some(params) = params else {
-        return Some(error(method, None, "params are required".into()));
-    };
-    let Some(object) = params.as_object() else {
-        return Some(error(
-            method,
-            None,
-            format!("params must be an object, not {}", kind(params)),
-        ));
+/// Every top-level field name any of the three methods checks: what a scan must record.
+pub(crate) const CHECKED_FIELDS: [&str; 6] = [
+    "name",
+    "uri",
+    "arguments",
+    "inputResponses",
+    "requestState",
+    "_meta",
+];
+
+/// The methods whose params the toolkit owns (they carry `inputResponses` and `requestState`).
+pub(crate) fn is_mrtr_method(method: &str) -> bool {
+    fields_of(method).is_some()
+}
+
+fn fields_of(method: &str) -> Option<&'static [Field]> {
+    match method {
+        "tools/call" => Some(TOOL_CALL),
+        "prompts/get" => Some(PROMPT_GET),
+        "resources/read" => Some(RESOURCE_READ),
+        _ => None,
+    }
+}
+
+/// What the field checks need to know of a request's params, however they were read: parsed
+/// into a [`Value`] (rmcp's custom request) or scanned without building anything (the
+/// pre-scan).
+pub(crate) enum ParamsShape<F: Fn(&str) -> Option<JsonKind>> {
+    Absent,
+    NotObject(JsonKind),
+    /// An object; the function gives the JSON type of a top-level field, `None` when absent.
+    Object(F),
+}
+
+/// The -32602 naming the first field of `method`'s params with the wrong JSON type (or params
+/// that are absent or not an object); `None` when every field has the right type, or for a
+/// method the toolkit does not own.
+pub(crate) fn wrong_field<F: Fn(&str) -> Option<JsonKind>>(
+    method: &str,
+    params: ParamsShape<F>,
+) -> Option<ErrorData> {
+    let fields = fields_of(method)?;
+    let kind_of = match params {
+        ParamsShape::Absent => return Some(error(method, None, "params are required".into())),
+        ParamsShape::NotObject(kind) => {
+            return Some(error(
+                method,
+                None,
+                format!("params must be an object, not {}", kind.describe()),
+            ));
+        }
+        ParamsShape::Object(kind_of) => kind_of,
     };
     for field in fields {
-        match object.get(field.name) {
+        match kind_of(field.name) {
             None if field.required => {
                 return Some(error(
                     method,
@@ -99,8 +143,8 @@ pub(crate) fn invalid_params(method: &str, params: Option<&Value>) -> Option<Err
                 ));
             }
             // rmcp reads a null optional field as absent.
-            None | Some(Value::Null) if !field.required => {}
-            Some(value) if !field.expected.fits(value) => {
+            None | Some(JsonKind::Null) if !field.required => {}
+            Some(kind) if kind != field.expected => {
                 return Some(error(
                     method,
                     Some(field.name),
@@ -108,15 +152,35 @@ pub(crate) fn invalid_params(method: &str, params: Option<&Value>) -> Option<Err
                         "`{}` must be {}, not {}",
                         field.name,
                         field.expected.describe(),
-                        kind(value)
+                        kind.describe()
                     ),
                 ));
             }
             _ => {}
         }
     }
+    None
+}
+
+/// The -32602 for a request of one of the three MRTR methods whose params rmcp could not read,
+/// naming the field at fault; `None` for any other method.
+pub(crate) fn invalid_params(method: &str, params: Option<&Value>) -> Option<ErrorData> {
+    if !is_mrtr_method(method) {
+        return None;
+    }
+    let shape = match params {
+        None => ParamsShape::Absent,
+        Some(Value::Object(object)) => {
+            ParamsShape::Object(|name: &str| object.get(name).map(JsonKind::of))
+        }
+        Some(other) => ParamsShape::NotObject(JsonKind::of(other)),
+    };
+    if let Some(error) = wrong_field(method, shape) {
+        return Some(error);
+    }
     // Every field has the right JSON type, so what failed is inside one: let rmcp's own model
     // say what (e.g. a prompt argument that is not a string).
+    let params = params?;
     let reason = match method {
         "tools/call" => parse_error::<rmcp::model::CallToolRequestParams>(params),
         "prompts/get" => parse_error::<rmcp::model::GetPromptRequestParams>(params),
@@ -135,7 +199,7 @@ fn parse_error<T: DeserializeOwned>(params: &Value) -> Option<String> {
         .map(|e| bounded(&e.to_string()))
 }
 
-fn error(method: &str, field: Option<&str>, reason: String) -> ErrorData {
+pub(crate) fn error(method: &str, field: Option<&str>, reason: String) -> ErrorData {
     let data = match field {
         Some(field) => json!({ "method": method, "field": field }),
         None => json!({ "method": method }),

@@ -45,6 +45,12 @@ impl Runtime {
         self
     }
 
+    /// The bounds on `inputResponses`; hand them to [`crate::prescan::Prescan::new`] so the
+    /// pre-scan refuses what this runtime would.
+    pub fn limits(&self) -> &Limits {
+        &self.limits
+    }
+
     /// Makes every continuation token single-use.
     pub fn with_replay_guard(mut self, guard: Arc<dyn ReplayGuard>) -> Self {
         self.replay = Some(guard);

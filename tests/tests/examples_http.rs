@@ -3,11 +3,11 @@
 //! identity.
 
 use std::net::SocketAddr;
-use std::sync::Arc;
 
 use axum::extract::Request;
 use axum::middleware::Next;
 use axum::response::Response;
+use mrtr::prescan::Prescan;
 use mrtr_examples::ops::Ops;
 use mrtr_examples::servers::deploy_service::Deployer;
 use mrtr_tests::harness::client::{Caps, ScriptedClient, accept};
@@ -16,8 +16,6 @@ use rmcp::model::ProtocolVersion;
 use rmcp::service::{ClientLifecycleMode, RoleClient, RunningService};
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
-use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::{ClientServiceExt, ServiceExt};
 use serde_json::json;
 
@@ -42,23 +40,16 @@ async fn authenticate(mut request: Request, next: Next) -> Response {
     next.run(request).await
 }
 
+/// Served as the examples serve: `mcp_router` (the pre-scan in front of rmcp's service) behind
+/// the auth layer, on a listener from `bind_nodelay`.
 async fn start(ops: Ops) -> SocketAddr {
-    let service = StreamableHttpService::new(
-        move || Ok(Deployer::new(ops.clone())),
-        Arc::new(LocalSessionManager::default()),
-        StreamableHttpServerConfig::default(),
-    );
-    let router = axum::Router::new()
-        .nest_service("/mcp", service)
-        .layer(axum::middleware::from_fn(authenticate));
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("a loopback port");
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move {
-        let _ = axum::serve(listener, router).await;
-    });
-    addr
+    let router = mrtr_examples::mcp_router(
+        move || Deployer::new(ops.clone()),
+        Some(Prescan::default()),
+        mrtr_examples::session_manager(mrtr_examples::DEFAULT_SESSION_IDLE),
+    )
+    .layer(axum::middleware::from_fn(authenticate));
+    support::serve_http(router).await
 }
 
 async fn client(

@@ -1,17 +1,16 @@
 //! A `tools/call`, `prompts/get` or `resources/read` whose params do not parse is answered with
-//! -32602 naming the field at fault — never rmcp's "method not found" — on stdio and on
-//! Streamable HTTP, in both eras. One table: each field × each JSON type it must not have.
-//!
-//! Not in the table: a `_meta` that is not an object, and params that are not an object. rmcp's
-//! message decoder refuses those before any server code sees the request (stdio: -32600 with a
-//! null id; Streamable HTTP: 415 with a text body), so no `ServerHandler` wrapper can name them.
-
-use std::net::SocketAddr;
+//! -32602 naming the field at fault — never rmcp's "method not found", never an error without
+//! the request's id — on stdio and on Streamable HTTP, in both eras, served as the examples
+//! serve (`mrtr_examples::serve_stream` and `mcp_router`: the pre-scan in front of rmcp,
+//! `StrictParams` behind it). One table: each field × each JSON type it must not have, and
+//! params that are not an object. A `_meta` or params of the wrong type fail rmcp's message
+//! decoder, so only the pre-scan can answer them with the id; the other fields it answers too,
+//! and `StrictParams` is the second line for servers run without it.
 
 use mrtr::StrictParams;
+use mrtr::prescan::Prescan;
 use mrtr_examples::ops::Ops;
 use mrtr_examples::servers::deploy_service::Deployer;
-use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use serde_json::{Value, json};
 
 mod support;
@@ -24,8 +23,23 @@ fn valid(method: &str) -> Value {
     }
 }
 
-/// Every (method, field, wrong value) the table covers, with the words the message must have.
-fn cases() -> Vec<(&'static str, &'static str, Value, &'static str)> {
+/// One row of the table: `params` of `method` with one thing wrong, and what the error says.
+struct Case {
+    method: &'static str,
+    params: Value,
+    /// The field the message and `data.field` name; `None` when the params themselves are wrong.
+    field: Option<&'static str>,
+    words: &'static str,
+}
+
+impl Case {
+    fn label(&self) -> String {
+        format!("{} {}", self.method, self.params)
+    }
+}
+
+/// Every (method, field, wrong value) the table covers, and params of every non-object type.
+fn cases() -> Vec<Case> {
     let wrong_for_object = [json!([]), json!(1), json!("x"), json!(true)];
     let wrong_for_string = [json!(1), json!({}), json!([]), json!(true)];
     let mut cases = Vec::new();
@@ -33,6 +47,7 @@ fn cases() -> Vec<(&'static str, &'static str, Value, &'static str)> {
         let mut fields = vec![
             ("inputResponses", &wrong_for_object[..], "must be an object"),
             ("requestState", &wrong_for_string[..], "must be a string"),
+            ("_meta", &wrong_for_object[..], "must be an object"),
         ];
         if method == "resources/read" {
             fields.push(("uri", &wrong_for_string[..], "must be a string"));
@@ -42,7 +57,12 @@ fn cases() -> Vec<(&'static str, &'static str, Value, &'static str)> {
         }
         for (field, wrongs, words) in fields {
             for wrong in wrongs {
-                cases.push((method, field, wrong.clone(), words));
+                cases.push(Case {
+                    method,
+                    params: broken(method, field, wrong),
+                    field: Some(field),
+                    words,
+                });
             }
         }
         // A required field may not be null either; an optional null is read as absent.
@@ -51,7 +71,26 @@ fn cases() -> Vec<(&'static str, &'static str, Value, &'static str)> {
         } else {
             "name"
         };
-        cases.push((method, required, Value::Null, "must be a string, not null"));
+        cases.push(Case {
+            method,
+            params: broken(method, required, &Value::Null),
+            field: Some(required),
+            words: "must be a string, not null",
+        });
+        for (params, words) in [
+            (json!([]), "params must be an object, not an array"),
+            (json!(7), "params must be an object, not a number"),
+            (json!("x"), "params must be an object, not a string"),
+            (json!(false), "params must be an object, not a boolean"),
+            (Value::Null, "params must be an object, not null"),
+        ] {
+            cases.push(Case {
+                method,
+                params,
+                field: None,
+                words,
+            });
+        }
     }
     cases
 }
@@ -66,13 +105,28 @@ fn server() -> StrictParams<Deployer> {
     StrictParams::new(Deployer::new(Ops::new()))
 }
 
-fn check(label: &str, field: &str, words: &str, code: i64, message: &str) {
-    assert_eq!(code, -32602, "{label}: {message}");
-    assert!(
-        message.contains(&format!("`{field}`")),
-        "{label}: the message names the field: {message}"
+/// The reply to `case` is -32602 under the request's id, naming what is wrong.
+fn check(label: &str, case: &Case, id: Value, reply: &Value) {
+    assert_eq!(
+        reply["id"], id,
+        "{label}: the error carries the request id: {reply}"
     );
-    assert!(message.contains(words), "{label}: {message}");
+    assert_eq!(reply["error"]["code"], -32602, "{label}: {reply}");
+    let message = reply["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains(case.words), "{label}: {message}");
+    match case.field {
+        Some(field) => {
+            assert!(
+                message.contains(&format!("`{field}`")),
+                "{label}: the message names the field: {message}"
+            );
+            assert_eq!(reply["error"]["data"]["field"], field, "{label}: {reply}");
+        }
+        None => assert!(
+            reply["error"]["data"].get("field").is_none(),
+            "{label}: {reply}"
+        ),
+    }
 }
 
 // ---- stdio, raw lines ----
@@ -86,14 +140,14 @@ struct RawStdio {
 }
 
 impl RawStdio {
+    /// The server as the examples serve stdio: `serve_stream` behind the pre-scan.
     async fn serve(legacy: bool) -> Self {
-        use rmcp::ServiceExt;
         use tokio::io::AsyncBufReadExt;
         let (server_end, client_end) = tokio::io::duplex(1 << 16);
         tokio::spawn(async move {
-            if let Ok(running) = server().serve(server_end).await {
-                let _ = running.waiting().await;
-            }
+            let (read, write) = tokio::io::split(server_end);
+            let _ =
+                mrtr_examples::serve_stream(server(), Some(Prescan::default()), read, write).await;
         });
         let (read, write) = tokio::io::split(client_end);
         let mut raw = RawStdio {
@@ -127,6 +181,10 @@ impl RawStdio {
         self.next_id += 1;
         self.send(&json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params }))
             .await;
+        self.reply_to(id).await
+    }
+
+    async fn reply_to(&mut self, id: u64) -> Value {
         loop {
             let line = self
                 .lines
@@ -142,9 +200,9 @@ impl RawStdio {
     }
 }
 
-/// A 2026-07-28 request carries its own `_meta`.
+/// A 2026-07-28 request carries its own `_meta` (params that are not an object cannot).
 fn with_meta(mut params: Value) -> Value {
-    if params.get("_meta").is_none_or(Value::is_null) {
+    if params.is_object() && params.get("_meta").is_none_or(Value::is_null) {
         params["_meta"] = json!({
             "io.modelcontextprotocol/protocolVersion": "2026-07-28",
             "io.modelcontextprotocol/clientCapabilities": {},
@@ -158,19 +216,70 @@ async fn every_wrong_field_type_is_invalid_params_naming_the_field_on_stdio() {
     support::install_runtime("deploy-service");
     for legacy in [false, true] {
         let mut raw = RawStdio::serve(legacy).await;
-        for (method, field, wrong, words) in cases() {
-            let label = format!("stdio legacy={legacy} {method} {field}={wrong}");
-            let mut params = broken(method, field, &wrong);
-            if !legacy {
-                params = with_meta(params);
-            }
-            let reply = raw.call(method, params).await;
-            let code = reply["error"]["code"].as_i64().unwrap_or_default();
-            let message = reply["error"]["message"].as_str().unwrap_or_default();
-            check(&label, field, words, code, message);
-            assert_eq!(reply["error"]["data"]["field"], field, "{label}: {reply}");
+        for case in cases() {
+            let label = format!("stdio legacy={legacy} {}", case.label());
+            let params = if legacy {
+                case.params.clone()
+            } else {
+                with_meta(case.params.clone())
+            };
+            let id = raw.next_id;
+            let reply = raw.call(case.method, params).await;
+            check(&label, &case, json!(id), &reply);
         }
     }
+}
+
+/// What the examples' stdio would be without the pre-scan: plain rmcp behind `StrictParams`.
+#[tokio::test]
+async fn without_the_pre_scan_rmcp_answers_a_wrong_meta_without_the_request_id() {
+    use rmcp::ServiceExt;
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+    support::install_runtime("deploy-service");
+    let (server_end, client_end) = tokio::io::duplex(1 << 16);
+    tokio::spawn(async move {
+        if let Ok(running) = server().serve(server_end).await {
+            let _ = running.waiting().await;
+        }
+    });
+    let (read, mut write) = tokio::io::split(client_end);
+    let line = json!({ "jsonrpc": "2.0", "id": 9, "method": "tools/call",
+        "params": with_meta(json!({ "name": "deploy_service", "_meta": 1 })) });
+    write
+        .write_all(format!("{line}\n").as_bytes())
+        .await
+        .unwrap();
+    let reply = tokio::io::BufReader::new(read)
+        .lines()
+        .next_line()
+        .await
+        .unwrap()
+        .expect("a reply");
+    let reply: Value = serde_json::from_str(&reply).unwrap();
+    assert_eq!(reply["error"]["code"], -32600, "{reply}");
+    assert_eq!(reply["id"], Value::Null, "{reply}");
+}
+
+fn input_responses(keys: usize) -> Value {
+    (0..keys)
+        .map(|i| (format!("k{i}"), json!({ "action": "cancel" })))
+        .collect::<serde_json::Map<_, _>>()
+        .into()
+}
+
+#[tokio::test]
+async fn input_responses_over_the_key_limit_are_refused_by_the_pre_scan_on_stdio() {
+    support::install_runtime("deploy-service");
+    let mut raw = RawStdio::serve(false).await;
+    let mut params = with_meta(valid("tools/call"));
+    params["inputResponses"] = input_responses(100_000);
+    let reply = raw.call("tools/call", params).await;
+    assert_eq!(reply["error"]["code"], -32602, "{reply}");
+    let message = reply["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("100000 keys in inputResponses; at most 64 are accepted"),
+        "{message}"
+    );
 }
 
 #[tokio::test]
@@ -183,20 +292,18 @@ async fn an_unknown_method_is_still_method_not_found() {
 
 // ---- Streamable HTTP, raw POSTs ----
 
-async fn start_http() -> SocketAddr {
-    let service = StreamableHttpService::new(
-        || Ok(server()),
+/// The server as the examples serve HTTP (`mcp_router` behind the pre-scan), and a raw client.
+async fn start_http() -> Http {
+    let router = mrtr_examples::mcp_router(
+        server,
+        Some(Prescan::default()),
         mrtr_examples::session_manager(mrtr_examples::DEFAULT_SESSION_IDLE),
-        StreamableHttpServerConfig::default(),
     );
-    let router = axum::Router::new().nest_service("/mcp", service);
-    let (listener, addr) = mrtr_examples::bind_nodelay("127.0.0.1:0".parse().unwrap())
-        .await
-        .expect("a loopback port");
-    tokio::spawn(async move {
-        let _ = axum::serve(listener, router).await;
-    });
-    addr
+    let addr = support::serve_http(router).await;
+    Http {
+        client: reqwest::Client::new(),
+        url: format!("http://{addr}/mcp"),
+    }
 }
 
 /// The one JSON-RPC message of a response, whether it came as JSON or as an SSE stream.
@@ -219,11 +326,7 @@ struct Http {
 
 impl Http {
     fn post(&self, body: &Value) -> reqwest::RequestBuilder {
-        self.client
-            .post(&self.url)
-            .header("Accept", "application/json, text/event-stream")
-            .header("Content-Type", "application/json")
-            .json(body)
+        support::post_json(&self.client, &self.url, body)
     }
 
     /// A 2026-07-28 request: the standard headers and the request's own `_meta`.
@@ -246,29 +349,7 @@ impl Http {
 
     /// Opens a legacy session with `initialize`; returns its id.
     async fn legacy_session(&self) -> String {
-        let response = self
-            .post(
-                &json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-                "protocolVersion": "2025-11-25", "capabilities": {},
-                "clientInfo": { "name": "raw", "version": "1" } } }),
-            )
-            .send()
-            .await
-            .expect("initialize is answered");
-        let session = response
-            .headers()
-            .get("mcp-session-id")
-            .and_then(|v| v.to_str().ok())
-            .expect("a legacy session id")
-            .to_owned();
-        let _ = message_of(response).await;
-        self.post(&json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }))
-            .header("Mcp-Session-Id", &session)
-            .header("MCP-Protocol-Version", "2025-11-25")
-            .send()
-            .await
-            .expect("initialized is accepted");
-        session
+        support::open_legacy_session(&self.client, &self.url, json!({})).await
     }
 
     async fn legacy(&self, session: &str, method: &str, params: Value) -> (u16, Value) {
@@ -286,30 +367,102 @@ impl Http {
 #[tokio::test]
 async fn every_wrong_field_type_is_invalid_params_naming_the_field_over_streamable_http() {
     support::install_runtime("deploy-service");
-    let addr = start_http().await;
-    let http = Http {
-        client: reqwest::Client::new(),
-        url: format!("http://{addr}/mcp"),
-    };
+    let http = start_http().await;
     let session = http.legacy_session().await;
-    for (method, field, wrong, words) in cases() {
-        let params = broken(method, field, &wrong);
+    for case in cases() {
         for (era, (status, reply)) in [
-            ("2026-07-28", http.modern(method, params.clone()).await),
-            ("legacy", http.legacy(&session, method, params).await),
+            (
+                "2026-07-28",
+                http.modern(case.method, case.params.clone()).await,
+            ),
+            (
+                "legacy",
+                http.legacy(&session, case.method, case.params.clone())
+                    .await,
+            ),
         ] {
-            let label = format!("HTTP {era} {method} {field}={wrong}");
-            assert_eq!(
-                reply["id"], 7,
-                "{label}: the error carries the request id: {reply}"
-            );
-            let code = reply["error"]["code"].as_i64().unwrap_or_default();
-            let message = reply["error"]["message"].as_str().unwrap_or_default();
-            check(&label, field, words, code, message);
+            let label = format!("HTTP {era} {}", case.label());
+            check(&label, &case, json!(7), &reply);
             assert_eq!(
                 status, 200,
                 "{label}: a JSON-RPC error is HTTP 200: {reply}"
             );
         }
     }
+}
+
+#[tokio::test]
+async fn input_responses_over_the_key_limit_are_refused_by_the_pre_scan_over_streamable_http() {
+    support::install_runtime("deploy-service");
+    let http = start_http().await;
+    let mut params = valid("tools/call");
+    params["inputResponses"] = input_responses(50_000);
+    let (status, reply) = http.modern("tools/call", params).await;
+    assert_eq!(status, 200, "{reply}");
+    assert_eq!(reply["id"], 7, "{reply}");
+    let message = reply["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("50000 keys in inputResponses"),
+        "{message}"
+    );
+}
+
+/// The pre-scan answers only requests rmcp would have read: its checks of the headers (DNS
+/// rebinding, `Accept`) and of the body size come first.
+#[tokio::test]
+async fn rmcp_refusals_at_the_door_still_come_before_the_pre_scan() {
+    support::install_runtime("deploy-service");
+    let http = start_http().await;
+    let malformed = json!({ "jsonrpc": "2.0", "id": 7, "method": "tools/call",
+        "params": { "name": "deploy_service", "_meta": 1 } });
+    let status = |response: reqwest::Response| response.status().as_u16();
+
+    let rebinding = http
+        .post(&malformed)
+        .header("Host", "evil.example")
+        .header("MCP-Protocol-Version", "2026-07-28")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(status(rebinding), 403, "a foreign Host is refused first");
+
+    let no_sse = http
+        .client
+        .post(&http.url)
+        .header("Accept", "application/json")
+        .json(&malformed)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        status(no_sse),
+        406,
+        "an Accept rmcp refuses is refused first"
+    );
+
+    let mut huge = malformed.clone();
+    huge["params"]["padding"] = json!("x".repeat(5 * 1024 * 1024));
+    let too_large = http
+        .post(&huge)
+        .header("MCP-Protocol-Version", "2026-07-28")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        status(too_large),
+        413,
+        "a body over rmcp's limit is refused by size"
+    );
+
+    // And a well-formed request behind the layer is served as before (this client declared no
+    // form, so the tool answers with its fallback text).
+    let (status, reply) = http
+        .modern(
+            "tools/call",
+            json!({ "name": "deploy_service", "arguments": { "service": "checkout-api" } }),
+        )
+        .await;
+    assert_eq!(status, 200, "{reply}");
+    assert_eq!(reply["result"]["resultType"], "complete", "{reply}");
+    assert!(reply.to_string().contains("checkout-api"), "{reply}");
 }

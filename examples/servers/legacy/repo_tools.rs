@@ -55,7 +55,8 @@ impl RepoTools {
     }
 }
 
-/// The boundary comes from the caller, mid-call, every call.
+/// The boundary comes from the caller, mid-call, every call. Both sides are canonicalised, so
+/// `..` and symlinks cannot step outside a root.
 async fn inside_client_roots(
     peer: &Peer<RoleServer>,
     requested: &str,
@@ -64,20 +65,16 @@ async fn inside_client_roots(
         .list_roots()
         .await
         .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
-    let path = PathBuf::from(requested);
+    let outside =
+        || ErrorData::invalid_params(format!("{requested} is outside the client's roots"), None);
+    let path = std::fs::canonicalize(requested).map_err(|_| outside())?;
     let allowed = roots
         .roots
         .iter()
         .filter_map(|root| root.uri.strip_prefix("file://"))
+        .filter_map(|root| std::fs::canonicalize(root).ok())
         .any(|root| path.starts_with(root));
-    if allowed {
-        Ok(path)
-    } else {
-        Err(ErrorData::invalid_params(
-            format!("{requested} is outside the client's roots"),
-            None,
-        ))
-    }
+    if allowed { Ok(path) } else { Err(outside()) }
 }
 
 #[tool_handler]

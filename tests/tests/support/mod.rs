@@ -1,4 +1,6 @@
-//! What the example tests share: the process-wide mrtr runtime the example servers use.
+//! What the example tests share: the process-wide mrtr runtime the example servers use, and
+//! raw Streamable HTTP serving and requests. Each test binary uses its part of it.
+#![allow(dead_code)]
 
 /// Installs, once per test binary, the runtime the examples would read from `MRTR_STATE_KEYS`:
 /// a fixed key, so every server instance in the binary opens every other's tokens.
@@ -11,4 +13,63 @@ pub fn install_runtime(audience: &str) {
             .expect("valid configuration")
             .install();
     });
+}
+
+/// Serves `router` on a loopback port as the examples serve HTTP (`bind_nodelay`); returns the
+/// address. The server lives as long as the test's runtime.
+pub async fn serve_http(router: axum::Router) -> std::net::SocketAddr {
+    let (listener, addr) = mrtr_examples::bind_nodelay("127.0.0.1:0".parse().unwrap())
+        .await
+        .expect("a loopback port");
+    tokio::spawn(async move {
+        let _ = axum::serve(listener, router).await;
+    });
+    addr
+}
+
+/// A raw JSON-RPC POST to a Streamable HTTP endpoint, with the headers rmcp requires.
+pub fn post_json(
+    client: &reqwest::Client,
+    url: &str,
+    body: &serde_json::Value,
+) -> reqwest::RequestBuilder {
+    client
+        .post(url)
+        .header("Accept", "application/json, text/event-stream")
+        .header("Content-Type", "application/json")
+        .json(body)
+}
+
+/// Opens a legacy session over raw Streamable HTTP (`initialize` declaring `capabilities`, then
+/// `notifications/initialized`); returns its id.
+pub async fn open_legacy_session(
+    client: &reqwest::Client,
+    url: &str,
+    capabilities: serde_json::Value,
+) -> String {
+    let initialize = serde_json::json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": { "protocolVersion": "2025-11-25", "capabilities": capabilities,
+        "clientInfo": { "name": "raw", "version": "1" } } });
+    let response = post_json(client, url, &initialize)
+        .send()
+        .await
+        .expect("initialize is answered");
+    let session = response
+        .headers()
+        .get("mcp-session-id")
+        .and_then(|v| v.to_str().ok())
+        .expect("a legacy session id")
+        .to_owned();
+    let _ = response.text().await;
+    post_json(
+        client,
+        url,
+        &serde_json::json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }),
+    )
+    .header("Mcp-Session-Id", &session)
+    .header("MCP-Protocol-Version", "2025-11-25")
+    .send()
+    .await
+    .expect("initialized is accepted");
+    session
 }

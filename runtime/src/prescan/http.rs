@@ -1,0 +1,269 @@
+//! The pre-scan on Streamable HTTP: a tower layer in front of rmcp's `StreamableHttpService`.
+//!
+//! The layer reads a JSON POST body once, bounded by the same limit rmcp applies, and runs
+//! [`Prescan`] over it. A body it passes reaches rmcp byte for byte. A body it refuses is still
+//! shown to rmcp first, as a stand-in body rmcp cannot decode: every check rmcp makes before it
+//! decodes a body (Host and Origin against DNS rebinding, `Accept`, `Content-Type`) runs on the
+//! real headers, and only when rmcp gets as far as refusing the stand-in's body (its 415) does
+//! the client get the pre-scan's -32602, as HTTP 200 like any JSON-RPC error. So the pre-scan
+//! never answers a request rmcp would have turned away at the door.
+
+use std::future::{Future, poll_fn};
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use bytes::{Bytes, BytesMut};
+use http::{Request, Response, StatusCode, header};
+use http_body::{Body, Frame, SizeHint};
+use http_body_util::{Either, Full};
+
+use super::Prescan;
+
+/// rmcp's default `StreamableHttpServerConfig::max_request_body_bytes`.
+pub const DEFAULT_MAX_REQUEST_BODY_BYTES: usize = 4 * 1024 * 1024;
+
+/// A body rmcp's decoder refuses (with 415) whatever else the request carries.
+const UNDECODABLE: &[u8] = b"null";
+
+/// Wraps rmcp's `StreamableHttpService` in the pre-scan. Apply it to the service itself, inside
+/// any authentication layer:
+///
+/// ```ignore
+/// let service = StreamableHttpService::new(make, sessions, config);
+/// let prescan = mrtr::prescan::Prescan::new(runtime.limits().clone());
+/// let router = axum::Router::new()
+///     .nest_service("/mcp", mrtr::prescan::PrescanLayer::new(prescan).layer(service));
+/// ```
+#[derive(Clone, Debug)]
+pub struct PrescanLayer {
+    prescan: Prescan,
+    max_body_bytes: usize,
+}
+
+impl PrescanLayer {
+    pub fn new(prescan: Prescan) -> Self {
+        Self {
+            prescan,
+            max_body_bytes: DEFAULT_MAX_REQUEST_BODY_BYTES,
+        }
+    }
+
+    /// Keep it equal to the service's `StreamableHttpServerConfig::max_request_body_bytes`: a
+    /// larger body is not scanned, but passed on for rmcp to refuse (413).
+    pub fn with_max_request_body_bytes(mut self, bytes: usize) -> Self {
+        self.max_body_bytes = bytes;
+        self
+    }
+}
+
+impl<S> tower_layer::Layer<S> for PrescanLayer {
+    type Service = PrescanService<S>;
+
+    fn layer(&self, inner: S) -> Self::Service {
+        PrescanService {
+            inner,
+            prescan: self.prescan.clone(),
+            max_body_bytes: self.max_body_bytes,
+        }
+    }
+}
+
+/// The service [`PrescanLayer`] builds.
+#[derive(Clone, Debug)]
+pub struct PrescanService<S> {
+    inner: S,
+    prescan: Prescan,
+    max_body_bytes: usize,
+}
+
+type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
+
+impl<S, B, RB> tower_service::Service<Request<B>> for PrescanService<S>
+where
+    S: tower_service::Service<Request<PrescannedBody<B>>, Response = Response<RB>>
+        + Clone
+        + Send
+        + 'static,
+    S::Future: Send,
+    S::Error: Send,
+    B: Body<Data = Bytes> + Unpin + Send + 'static,
+    B::Error: Unpin + Send,
+    RB: Send,
+{
+    type Response = Response<Either<RB, Full<Bytes>>>;
+    type Error = S::Error;
+    type Future = BoxFuture<Result<Self::Response, S::Error>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), S::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: Request<B>) -> Self::Future {
+        // The service polled ready is the one called; the clone waits for the next request.
+        let clone = self.inner.clone();
+        let mut inner = std::mem::replace(&mut self.inner, clone);
+        let prescan = self.prescan.clone();
+        let max_body_bytes = self.max_body_bytes;
+        Box::pin(async move {
+            let left = |response: Response<RB>| response.map(Either::Left);
+            if !is_json_post(&request) {
+                let request = request.map(PrescannedBody::untouched);
+                return inner.call(request).await.map(left);
+            }
+            let (parts, body) = request.into_parts();
+            let bytes = match collect(body, max_body_bytes).await {
+                Ok(bytes) => bytes,
+                Err(unscanned) => {
+                    return inner
+                        .call(Request::from_parts(parts, unscanned))
+                        .await
+                        .map(left);
+                }
+            };
+            let Some(refusal) = prescan.refusal(&bytes) else {
+                let request = Request::from_parts(parts, PrescannedBody::whole(bytes));
+                return inner.call(request).await.map(left);
+            };
+            let stand_in = Request::from_parts(parts, PrescannedBody::whole(UNDECODABLE.into()));
+            let checked = inner.call(stand_in).await?;
+            if checked.status() != StatusCode::UNSUPPORTED_MEDIA_TYPE {
+                return Ok(left(checked));
+            }
+            Ok(Response::builder()
+                .status(StatusCode::OK)
+                .header(header::CONTENT_TYPE, "application/json")
+                .body(Either::Right(Full::new(Bytes::from(refusal))))
+                .expect("a valid response"))
+        })
+    }
+}
+
+/// A POST whose body rmcp would try to decode: the same `Content-Type` test as rmcp's.
+fn is_json_post<B>(request: &Request<B>) -> bool {
+    request.method() == http::Method::POST
+        && request
+            .headers()
+            .get(header::CONTENT_TYPE)
+            .and_then(|value| value.to_str().ok())
+            .is_some_and(|value| {
+                let essence = value.split_once(';').map_or(value, |(essence, _)| essence);
+                essence.trim().eq_ignore_ascii_case("application/json")
+            })
+}
+
+/// The whole body, or — past `max_bytes`, or when reading it fails — the body as read so far
+/// followed by whatever remains, for rmcp to refuse as it would have.
+async fn collect<B>(mut body: B, max_bytes: usize) -> Result<Bytes, PrescannedBody<B>>
+where
+    B: Body<Data = Bytes> + Unpin,
+{
+    let mut collected = BytesMut::new();
+    loop {
+        match poll_fn(|cx| Pin::new(&mut body).poll_frame(cx)).await {
+            None => return Ok(collected.freeze()),
+            Some(Ok(frame)) => {
+                // Trailers carry no message; rmcp skips them too.
+                let Ok(data) = frame.into_data() else {
+                    continue;
+                };
+                let over = data.len() > max_bytes.saturating_sub(collected.len());
+                collected.extend_from_slice(&data);
+                if over {
+                    return Err(PrescannedBody {
+                        prefix: Some(collected.freeze()),
+                        error: None,
+                        rest: Some(body),
+                    });
+                }
+            }
+            Some(Err(error)) => {
+                return Err(PrescannedBody {
+                    prefix: Some(collected.freeze()),
+                    error: Some(error),
+                    rest: None,
+                });
+            }
+        }
+    }
+}
+
+/// The body rmcp reads behind [`PrescanLayer`]: the bytes the layer read (all of them, or the
+/// stand-in), then whatever of the original body it did not read.
+pub struct PrescannedBody<B: Body> {
+    prefix: Option<Bytes>,
+    error: Option<B::Error>,
+    rest: Option<B>,
+}
+
+impl<B: Body> PrescannedBody<B> {
+    fn untouched(body: B) -> Self {
+        Self {
+            prefix: None,
+            error: None,
+            rest: Some(body),
+        }
+    }
+
+    fn whole(bytes: Bytes) -> Self {
+        Self {
+            prefix: Some(bytes),
+            error: None,
+            rest: None,
+        }
+    }
+}
+
+impl<B> Body for PrescannedBody<B>
+where
+    B: Body<Data = Bytes> + Unpin,
+    B::Error: Unpin,
+{
+    type Data = Bytes;
+    type Error = B::Error;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, B::Error>>> {
+        let this = self.get_mut();
+        if let Some(prefix) = this.prefix.take() {
+            return Poll::Ready(Some(Ok(Frame::data(prefix))));
+        }
+        if let Some(error) = this.error.take() {
+            return Poll::Ready(Some(Err(error)));
+        }
+        match this.rest.as_mut() {
+            Some(rest) => Pin::new(rest).poll_frame(cx),
+            None => Poll::Ready(None),
+        }
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.prefix.is_none()
+            && self.error.is_none()
+            && self.rest.as_ref().is_none_or(Body::is_end_stream)
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        let prefix = self.prefix.as_ref().map_or(0, |bytes| bytes.len() as u64);
+        let rest = self
+            .rest
+            .as_ref()
+            .map_or(SizeHint::with_exact(0), Body::size_hint);
+        let mut hint = SizeHint::new();
+        hint.set_lower(rest.lower() + prefix);
+        if let Some(upper) = rest.upper() {
+            hint.set_upper(upper + prefix);
+        }
+        hint
+    }
+}
+
+impl<B: Body> std::fmt::Debug for PrescannedBody<B> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PrescannedBody")
+            .field("prefix", &self.prefix.as_ref().map(Bytes::len))
+            .field("rest", &self.rest.is_some())
+            .finish()
+    }
+}
