@@ -56,11 +56,12 @@ pub const SHADOWED_PATTERN_MOVED: &str =
 pub const DISAGREES: &[ExpectedFailure] = &[];
 
 /// Programs of the oracle survey (`ci::ORACLE_PROGRAMS` from `ci::SEED`) whose steps carry a
-/// local that is dead after the ask: a local whose next access on every path is an assignment
-/// (`v = ..;` inside a loop that asks) is carried anyway. Correct behaviour, larger tokens.
+/// local that is dead after the ask: a local that is only ever assigned after the ask, inside
+/// a loop that may not run (`while c < 1 { c += 1; v = 0; }`, `v` never read), is carried.
+/// Correct behaviour, larger tokens.
 pub const OVER_CARRIES: &[&str] = &[
-    "h12", "h182", "h194", "h217", "h309", "h341", "h668", "h749", "h1461", "h1667", "h1682",
-    "h1696", "h1731", "h2012", "h2061", "h2197", "h2810", "h2923",
+    "h182", "h194", "h217", "h309", "h598", "h668", "h705", "h749", "h1404", "h1461", "h1465",
+    "h1667", "h1682", "h1731", "h2012", "h2133", "h2197", "h2810", "h2923",
 ];
 
 /// A rejection of valid generated programs that the lowering documents (README, "What the
