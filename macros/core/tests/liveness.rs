@@ -379,3 +379,24 @@ fn a_local_overwritten_inside_a_block_or_both_branches_before_its_next_read_is_n
     // in one arm, so the next iteration may still read the old value.
     assert_eq!(got, expect(&[("AfterOk", &["kept", "#i0", "#rest0"])]));
 }
+
+#[test]
+fn a_local_only_overwritten_after_the_ask_is_not_carried() {
+    let got = carried(quote! {
+        async fn f(&self, Parameters(args): Parameters<Args>) -> Result<String, E> {
+            let mut v3: u32 = 1;
+            let a = ask!(k1: confirm("k1"));
+            'l13: loop {
+                if c12 >= 3 { break 'l13; }
+                let v16: Rec = match v1 {
+                    v14 => {
+                        v3 = checked(3u32)?;
+                        Rec {}
+                    }
+                };
+            }
+            Ok(String::new())
+        }
+    });
+    assert_eq!(got, expect(&[("AfterK1", &[])]));
+}

@@ -187,6 +187,8 @@ impl Builder<'_> {
             stmts: Vec::new(),
             tail: None,
             tail_uses: Live::new(),
+            tail_kills: Live::new(),
+            tail_writes: Live::new(),
             tail_jumps: Vec::new(),
             tail_diverges: false,
             live_in: Live::new(),
@@ -233,13 +235,17 @@ impl Builder<'_> {
             if reject_in_expr(&expr, self.errors) {
                 // already reported
             }
-            let uses = self.uses_expr(&expr);
+            let mut kills = Live::new();
+            let uses = self.exposed(&expr, &[], &mut kills);
+            let writes = self.writes_stmt(&Stmt::Expr(expr.clone(), None));
             let diverges = expr_diverges(&expr);
             let jumps = self.rewrite(|r| r.visit_expr_mut(&mut expr));
             let frame = &mut self.body.frames[id];
             frame.tail_diverges = diverges;
             frame.tail = Some(expr);
             frame.tail_uses = uses;
+            frame.tail_kills = kills;
+            frame.tail_writes = writes;
             frame.tail_jumps = jumps;
         }
         self.scopes.pop();
@@ -253,7 +259,7 @@ impl Builder<'_> {
             Stmt::Local(local) => {
                 let uses = match &local.init {
                     Some(init) => {
-                        let mut uses = self.uses_expr(&init.expr);
+                        let mut uses = self.exposed(&init.expr, &[], &mut kills);
                         if let Some((_, diverge)) = &init.diverge {
                             uses.extend(self.uses_expr(diverge));
                         }
@@ -269,17 +275,29 @@ impl Builder<'_> {
             _ => (self.uses_stmt(&stmt), Vec::new()),
         };
         let diverges = stmt_diverges(&stmt);
+        let writes = self.writes_stmt(&stmt);
         let jumps = self.rewrite(|r| r.visit_stmt_mut(&mut stmt));
         Node {
             kind: NodeKind::Verbatim(stmt),
             defs,
             uses,
             kills,
+            writes,
             jumps,
             live_out: Live::new(),
             diverge_uses: Live::new(),
             diverges,
         }
+    }
+
+    fn writes_stmt(&self, stmt: &Stmt) -> Live {
+        let resolve = |name: &str| self.resolve(name);
+        let mut writes = Writes {
+            resolve: &resolve,
+            found: Live::new(),
+        };
+        writes.visit_stmt(stmt);
+        writes.found
     }
 
     /// The reads of `expr` that see a value from before it, and (into `killed`) the bindings it
@@ -288,12 +306,15 @@ impl Builder<'_> {
     /// is dead before the statement, so no step carries it there. `hidden` are names that
     /// inner `let`s or patterns have bound by this point (an assignment to one is not a kill).
     fn exposed(&self, expr: &Expr, hidden: &[String], killed: &mut Live) -> Live {
-        let plain = |expr: &Expr, killed: &Live| -> Live {
-            self.uses_expr(expr)
+        // A read counts unless a kill came first, or an inner binding of that name hides it.
+        let seen = |reads: Live, killed: &Live, hidden: &[String]| -> Live {
+            reads
                 .into_iter()
                 .filter(|b| !killed.contains(b))
+                .filter(|&b| !hidden.contains(&self.body.bindings[b].ident.to_string()))
                 .collect()
         };
+        let plain = |expr: &Expr, killed: &Live| seen(self.uses_expr(expr), killed, hidden);
         match expr {
             Expr::Paren(p) => self.exposed(&p.expr, hidden, killed),
             Expr::Assign(assign) => match &*assign.left {
@@ -316,18 +337,14 @@ impl Builder<'_> {
                     match stmt {
                         Stmt::Expr(e, _) => uses.extend(self.exposed(e, &hidden, killed)),
                         Stmt::Local(local) => {
-                            let reads = self.uses_stmt(stmt);
-                            uses.extend(reads.into_iter().filter(|b| !killed.contains(b)));
+                            uses.extend(seen(self.uses_stmt(stmt), killed, &hidden));
                             hidden.extend(
                                 bound_idents(&local.pat)
                                     .into_iter()
                                     .map(|(i, _)| i.to_string()),
                             );
                         }
-                        other => {
-                            let reads = self.uses_stmt(other);
-                            uses.extend(reads.into_iter().filter(|b| !killed.contains(b)));
-                        }
+                        other => uses.extend(seen(self.uses_stmt(other), killed, &hidden)),
                     }
                 }
                 uses
@@ -337,12 +354,7 @@ impl Builder<'_> {
                 let mut then_hidden = hidden.to_vec();
                 then_hidden.extend(super::uses::let_bindings(&i.cond));
                 let mut then_killed = killed.clone();
-                let then_block = Expr::Block(syn::ExprBlock {
-                    attrs: Vec::new(),
-                    label: None,
-                    block: i.then_branch.clone(),
-                });
-                uses.extend(self.exposed(&then_block, &then_hidden, &mut then_killed));
+                uses.extend(self.exposed_block(&i.then_branch, &then_hidden, &mut then_killed));
                 if let Some((_, otherwise)) = &i.else_branch {
                     let mut else_killed = killed.clone();
                     uses.extend(self.exposed(otherwise, hidden, &mut else_killed));
@@ -353,6 +365,23 @@ impl Builder<'_> {
                             .collect::<Vec<_>>(),
                     );
                 }
+                uses
+            }
+            // A loop body may run no time at all, so it kills nothing; but a read inside it
+            // that follows an assignment of the same iteration never sees the old value.
+            Expr::While(w) => {
+                let mut uses = self.exposed(&w.cond, hidden, killed);
+                let mut body_hidden = hidden.to_vec();
+                body_hidden.extend(super::uses::let_bindings(&w.cond));
+                uses.extend(self.exposed_block(&w.body, &body_hidden, &mut killed.clone()));
+                uses
+            }
+            Expr::Loop(l) => self.exposed_block(&l.body, hidden, &mut killed.clone()),
+            Expr::ForLoop(f) => {
+                let mut uses = self.exposed(&f.expr, hidden, killed);
+                let mut body_hidden = hidden.to_vec();
+                body_hidden.extend(bound_idents(&f.pat).into_iter().map(|(i, _)| i.to_string()));
+                uses.extend(self.exposed_block(&f.body, &body_hidden, &mut killed.clone()));
                 uses
             }
             Expr::Match(m) => {
@@ -366,7 +395,7 @@ impl Builder<'_> {
                             .map(|(i, _)| i.to_string()),
                     );
                     if let Pat::Guard(guard) = &arm.pat {
-                        uses.extend(plain(&guard.guard, killed));
+                        uses.extend(seen(self.uses_expr(&guard.guard), killed, &arm_hidden));
                     }
                     let mut arm_killed = killed.clone();
                     uses.extend(self.exposed(&arm.body, &arm_hidden, &mut arm_killed));
@@ -380,6 +409,15 @@ impl Builder<'_> {
             }
             _ => plain(expr, killed),
         }
+    }
+
+    fn exposed_block(&self, block: &Block, hidden: &[String], killed: &mut Live) -> Live {
+        let block = Expr::Block(syn::ExprBlock {
+            attrs: Vec::new(),
+            label: None,
+            block: block.clone(),
+        });
+        self.exposed(&block, hidden, killed)
     }
 
     fn build_node(&mut self, stmt: &Stmt, frame: FrameId, index: usize) -> Option<Node> {
@@ -536,6 +574,7 @@ impl Builder<'_> {
             defs,
             uses,
             kills: Live::new(),
+            writes: Live::new(),
             jumps,
             live_out: Live::new(),
             diverge_uses,
@@ -738,6 +777,7 @@ impl Builder<'_> {
             defs,
             uses: Live::new(),
             kills: Live::new(),
+            writes: Live::new(),
             jumps,
             live_out: Live::new(),
             diverge_uses,
@@ -918,4 +958,51 @@ fn unique_step(step: String, sites: &[Site]) -> String {
         .map(|n| format!("{step}_{n}"))
         .find(|candidate| !sites.iter().any(|s| &s.step == candidate))
         .expect("unbounded")
+}
+
+/// Every binding a statement assigns (`x = ..`, `x += ..`), wherever in it. Over-approximate on
+/// purpose (a shadowing inner `x` counts too): it only decides what an arm declares.
+struct Writes<'r> {
+    resolve: &'r dyn Fn(&str) -> Option<BindingId>,
+    found: Live,
+}
+
+impl Writes<'_> {
+    fn target(&mut self, left: &Expr) {
+        if let Expr::Path(p) = left
+            && p.qself.is_none()
+            && let Some(ident) = p.path.get_ident()
+            && let Some(b) = (self.resolve)(&ident.to_string())
+        {
+            self.found.insert(b);
+        }
+    }
+}
+
+impl<'ast> Visit<'ast> for Writes<'_> {
+    fn visit_expr_assign(&mut self, node: &'ast syn::ExprAssign) {
+        self.target(&node.left);
+        syn::visit::visit_expr_assign(self, node);
+    }
+
+    fn visit_expr_binary(&mut self, node: &'ast syn::ExprBinary) {
+        if matches!(
+            node.op,
+            syn::BinOp::AddAssign(_)
+                | syn::BinOp::SubAssign(_)
+                | syn::BinOp::MulAssign(_)
+                | syn::BinOp::DivAssign(_)
+                | syn::BinOp::RemAssign(_)
+                | syn::BinOp::BitXorAssign(_)
+                | syn::BinOp::BitAndAssign(_)
+                | syn::BinOp::BitOrAssign(_)
+                | syn::BinOp::ShlAssign(_)
+                | syn::BinOp::ShrAssign(_)
+        ) {
+            self.target(&node.left);
+        }
+        syn::visit::visit_expr_binary(self, node);
+    }
+
+    fn visit_item(&mut self, _: &'ast syn::Item) {}
 }

@@ -740,9 +740,10 @@ impl Gen<'_> {
 
     /// Bindings a statement-level `x = ..;` assigns in the code an arm runs from `from` on.
     fn assigned_in_run(&self, frame: FrameId, from: usize, out: &mut Live) {
-        for node in &self.body.frames[frame].stmts[from..] {
+        let f = &self.body.frames[frame];
+        for node in &f.stmts[from..] {
             match &node.kind {
-                NodeKind::Verbatim(_) => out.extend(node.kills.iter().copied()),
+                NodeKind::Verbatim(_) => out.extend(node.writes.iter().copied()),
                 NodeKind::Ask { .. } => return,
                 NodeKind::Opened { construct, .. } => {
                     if !self.body.constructs[*construct].kind.is_loop() {
@@ -756,6 +757,7 @@ impl Gen<'_> {
                 }
             }
         }
+        out.extend(f.tail_writes.iter().copied());
     }
 
     fn arm(&self, arm: Arm) -> TokenStream {
@@ -817,6 +819,8 @@ impl Gen<'_> {
     ) -> TokenStream {
         let hidden = self.shadowed(&node.defs, &node.live_out, held);
         let park = self.park(&hidden.iter().copied().collect(), held);
+        // The `else` block still sees the hidden bindings (the pattern binds nothing there), and
+        // a jump in it parks them itself.
         let (prelude, diverge) = match diverge {
             Some(d) => {
                 let (prelude, d) = self.fill_jumps_block(d.clone(), held);
@@ -824,16 +828,23 @@ impl Gen<'_> {
             }
             None => (TokenStream::new(), None),
         };
-        for b in hidden {
-            held.remove(&b);
+        for b in &hidden {
+            held.remove(b);
         }
         held.extend(node.defs.iter().copied());
-        // Parks go between computing the value and binding it (the pattern may hide them).
         let binding = match (park.is_empty(), diverge) {
             (true, diverge) => quote!(let #pat = #value #diverge;),
+            // Parked once the pattern matched, through a macro defined while they are in scope
+            // (see `verbatim_with_parks`).
             (false, Some(diverge)) => {
-                quote!(let __mrtr_v = #value; #park let #pat = __mrtr_v #diverge;)
+                let name = format_ident!("__mrtr_hide_{}", hidden[0]);
+                quote! {
+                    macro_rules! #name { () => { #park } }
+                    let #pat = #value #diverge;
+                    #name!();
+                }
             }
+            // Parks go between computing the value and binding it (the pattern hides them).
             (false, None) => quote!(let __mrtr_v = #value; #park let #pat = __mrtr_v;),
         };
         quote!(#prelude #binding)

@@ -74,6 +74,9 @@ pub struct Frame {
     /// The block's tail expression; an ask-bearing tail is turned into a `let` beforehand.
     pub tail: Option<Expr>,
     pub tail_uses: Live,
+    /// What the tail assigns on every path / anywhere (see [`Node::kills`], [`Node::writes`]).
+    pub tail_kills: Live,
+    pub tail_writes: Live,
     pub tail_jumps: Vec<usize>,
     /// The tail always leaves (`return x` as a match arm's value).
     pub tail_diverges: bool,
@@ -96,8 +99,11 @@ pub struct Node {
     /// Bindings this statement introduces in its frame.
     pub defs: Vec<BindingId>,
     pub uses: Live,
-    /// Bindings overwritten by a statement-level `x = ..;`.
+    /// Bindings the statement assigns on every path that completes normally (`x = ..;`).
     pub kills: Live,
+    /// Bindings the statement assigns anywhere (`if c { x = .. }` too): an arm running it must
+    /// have them in scope, even when their old value is dead.
+    pub writes: Live,
     /// Jumps (into [`Body::jumps`]) to opened loops written inside this statement.
     pub jumps: Vec<usize>,
     /// Filled by liveness: bindings live right after this statement.

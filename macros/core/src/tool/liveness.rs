@@ -19,6 +19,7 @@ fn frame_live(body: &mut Body, frame: FrameId) -> Live {
         FrameExit::Join(c) => body.constructs[c].live_join.clone(),
         FrameExit::Latch(c) => body.constructs[c].live_head.clone(),
     };
+    live.retain(|b| !body.frames[frame].tail_kills.contains(b));
     live.extend(body.frames[frame].tail_uses.iter().copied());
     for &jump in &body.frames[frame].tail_jumps {
         live.extend(jump_target_live(body, jump));
@@ -57,10 +58,15 @@ fn node_live(body: &mut Body, frame: FrameId, index: usize, out: Live) -> Live {
     }
     match &node.kind {
         NodeKind::Verbatim(_) => {
-            let mut live: Live = after_bind
+            // A jump inside the statement may leave before its assignments: what the jump's
+            // target reads stays live whatever the statement kills.
+            let mut live: Live = minus(&out, &defs)
                 .into_iter()
                 .filter(|b| !node.kills.contains(b))
                 .collect();
+            for &jump in &node.jumps {
+                live.extend(jump_target_live(body, jump));
+            }
             live.extend(node.uses.iter().copied());
             live
         }

@@ -113,6 +113,16 @@ impl<'ast> Visit<'ast> for Uses<'_> {
         self.scan_tokens(&node.tokens);
     }
 
+    /// `x = e` reads `e`, not `x`: a local only ever overwritten is dead (the arm still
+    /// declares it, from the statement's `writes`).
+    fn visit_expr_assign(&mut self, node: &'ast syn::ExprAssign) {
+        let plain_target = matches!(&*node.left, Expr::Path(p) if p.qself.is_none() && p.path.get_ident().is_some());
+        if !plain_target {
+            self.visit_expr(&node.left);
+        }
+        self.visit_expr(&node.right);
+    }
+
     fn visit_block(&mut self, node: &'ast syn::Block) {
         self.with_scope(Vec::new(), |this| {
             for stmt in &node.stmts {
