@@ -67,6 +67,15 @@ fn the_macro_rejects_generated_programs_only_with_documented_rules() {
         unknown.is_empty(),
         "valid generated programs rejected with an unlisted message: {unknown:#?}"
     );
+    let readme = include_str!("../../../README.md");
+    for known in KNOWN_REJECTIONS {
+        assert!(
+            readme.contains(known.readme_row),
+            "the README has no row `{}` for the rejection `{}`",
+            known.readme_row,
+            known.class
+        );
+    }
 }
 
 #[test]
