@@ -205,6 +205,51 @@ impl Regressions {
         };
         Ok(reply(format!("{v} {w} {r}")))
     }
+
+    /// A `let .. else` on an ask whose pattern hides a local the loop head still reads, with a
+    /// `continue` in its `else` (differential tests: E0382, the local parked twice).
+    #[mrtr_tool]
+    #[tool(description = "let-else on an ask hiding a loop-live local")]
+    async fn let_else_on_an_ask_hiding_a_loop_local(
+        &self,
+        Parameters(args): Parameters<Args>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let label = args.run.clone();
+        let mut rounds = 0u32;
+        let summary = loop {
+            if rounds >= 2 {
+                break format!("{label} after {rounds}");
+            }
+            rounds += 1;
+            let Answer::Accept(Confirm { ok: label }) =
+                ask!(again: elicit::<Confirm>(format!("Round {rounds} for {label}?")))
+            else {
+                self.effects.record(format!("refused {label}"));
+                continue;
+            };
+            self.effects.record(format!("round {rounds} ok={label}"));
+        };
+        Ok(reply(summary))
+    }
+
+    /// A local only overwritten after an ask, inside an `if` (never read again): the arm must
+    /// still declare it (differential tests: E0425 once writes stopped counting as reads).
+    #[mrtr_tool]
+    #[tool(description = "a local only overwritten after an ask")]
+    #[allow(unused_assignments)] // the shape under test: plain rustc warns about it too
+    async fn local_only_overwritten_after_an_ask(
+        &self,
+        Parameters(args): Parameters<Args>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let mut last = 0u32;
+        self.effects.record(format!("start {last}"));
+        let go = ask!(go: elicit::<Confirm>("Go?"));
+        if go.is_accept() {
+            last = args.tries;
+            self.effects.record("overwritten");
+        }
+        Ok(reply(format!("go={}", go.is_accept())))
+    }
 }
 
 fn server(effects: Effects) -> TestServer<Regressions> {
@@ -401,4 +446,38 @@ async fn pattern_bindings_that_hide_live_locals_leave_the_outer_values_intact() 
     let args = json!({"tries": 0});
     let none = run_both(server, client, "patterns_hiding_live_locals", args).await;
     none.assert_table("0  0", 0, 0);
+}
+
+#[tokio::test]
+async fn a_let_else_on_an_ask_that_hides_a_loop_local_keeps_the_outer_value_for_the_head() {
+    let client = || {
+        ScriptedClient::new(Caps::FORM_ONLY)
+            .on_elicit("Round 1 for r?", [Reply::Decline])
+            .on_elicit("Round 2 for r?", [accept(json!({"ok": true}))])
+    };
+    let args = json!({"run": "r"});
+    let both = run_both(
+        server,
+        client,
+        "let_else_on_an_ask_hiding_a_loop_local",
+        args,
+    )
+    .await;
+    both.assert_table("r after 2", 2, 2);
+    assert_eq!(both.legacy.effects, ["refused r", "round 2 ok=true"]);
+}
+
+#[tokio::test]
+async fn a_local_only_overwritten_after_an_ask_compiles_and_runs_on_both_eras() {
+    let client =
+        || ScriptedClient::new(Caps::FORM_ONLY).on_elicit("Go?", [accept(json!({"ok": true}))]);
+    let both = run_both(
+        server,
+        client,
+        "local_only_overwritten_after_an_ask",
+        json!({"tries": 4}),
+    )
+    .await;
+    both.assert_table("go=true", 1, 1);
+    assert_eq!(both.legacy.effects, ["start 0", "overwritten"]);
 }
