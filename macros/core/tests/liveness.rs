@@ -400,3 +400,20 @@ fn a_local_only_overwritten_after_the_ask_is_not_carried() {
     });
     assert_eq!(got, expect(&[("AfterK1", &[])]));
 }
+
+#[test]
+fn an_assignment_read_back_inside_a_nested_let_initializer_does_not_carry_the_old_value() {
+    // Found by the differential hunt (seed 0x18ed40ae23d3732e), minimised.
+    let got = carried(quote! {
+        async fn f(&self, Parameters(args): Parameters<Args>) -> Result<String, E> {
+            let mut v2: u32 = args.count;
+            ask!(k0: confirm("k0"));
+            if args.flag {
+                let v5: u32 = if args.other { v2 = 0; v2 } else { 0 };
+                self.effect(v5);
+            }
+            Ok(String::new())
+        }
+    });
+    assert_eq!(got, expect(&[("AfterK0", &[])]));
+}

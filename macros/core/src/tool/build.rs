@@ -337,7 +337,12 @@ impl Builder<'_> {
                     match stmt {
                         Stmt::Expr(e, _) => uses.extend(self.exposed(e, &hidden, killed)),
                         Stmt::Local(local) => {
-                            uses.extend(seen(self.uses_stmt(stmt), killed, &hidden));
+                            if let Some(init) = &local.init {
+                                uses.extend(self.exposed(&init.expr, &hidden, killed));
+                                if let Some((_, diverge)) = &init.diverge {
+                                    uses.extend(seen(self.uses_expr(diverge), killed, &hidden));
+                                }
+                            }
                             hidden.extend(
                                 bound_idents(&local.pat)
                                     .into_iter()
