@@ -10,28 +10,73 @@ const ROWS: &[(&str, &str)] = &[
     ("carried/borrowed_local", "a carried local that borrows"),
     ("carried/closure_local", "a carried closure"),
     ("carried/declared_without_value", "`let x;` without a value"),
-    ("carried/for_over_borrowed_items", "`for` over borrowed items"),
-    ("carried/mut_parameter", "a `mut` parameter still used after an `ask!`"),
-    ("carried/not_serializable", "a carried local whose type is not"),
-    ("carried/partially_moved", "a carried local partly moved before an `ask!`"),
-    ("carried/too_many_locals", "more than 64 locals carried by one handler"),
-    ("carried/transfer_not_send", "flowing out of a block that contains `ask!`"),
+    (
+        "carried/for_over_borrowed_items",
+        "`for` over borrowed items",
+    ),
+    (
+        "carried/mut_parameter",
+        "a `mut` parameter still used after an `ask!`",
+    ),
+    (
+        "carried/not_serializable",
+        "a carried local whose type is not",
+    ),
+    (
+        "carried/partially_moved",
+        "a carried local partly moved before an `ask!`",
+    ),
+    (
+        "carried/too_many_locals",
+        "more than 64 locals carried by one handler",
+    ),
+    (
+        "carried/transfer_not_send",
+        "flowing out of a block that contains `ask!`",
+    ),
     ("ask_position/as_call_argument", "or as a sub-expression"),
     ("ask_position/in_async_block", "an `async` block"),
     ("ask_position/in_closure", "`ask!` in a closure"),
     ("ask_position/in_format_args", "another macro's arguments"),
     ("ask_position/in_nested_fn", "a nested `fn`/`impl`"),
-    ("ask_position/outside_mrtr_tool", "`ask!` outside `#[mrtr_tool]`"),
+    (
+        "ask_position/outside_mrtr_tool",
+        "`ask!` outside `#[mrtr_tool]`",
+    ),
     ("ask_keys/duplicate_key", "duplicate ask keys"),
-    ("ask_keys/empty_ask", "an `ask!` without a `key: request` pair"),
-    ("ask_keys/key_not_identifier", "a key that is not an identifier"),
-    ("handler/answers_keep_their_types", "each `ask!` standing for an"),
-    ("handler/impl_reports_method_errors_once", "one compile reports them"),
-    ("handler/impl_with_arguments", "`#[mrtr_tool]` with arguments on an impl"),
-    ("handler/labelled_block", "a labelled block (`'done: { .. }`) that contains an `ask!`"),
+    (
+        "ask_keys/empty_ask",
+        "an `ask!` without a `key: request` pair",
+    ),
+    (
+        "ask_keys/key_not_identifier",
+        "a key that is not an identifier",
+    ),
+    (
+        "handler/answers_keep_their_types",
+        "each `ask!` standing for an",
+    ),
+    (
+        "handler/impl_reports_method_errors_once",
+        "one compile reports them",
+    ),
+    (
+        "handler/impl_with_arguments",
+        "`#[mrtr_tool]` with arguments on an impl",
+    ),
+    (
+        "handler/labelled_block",
+        "a labelled block (`'done: { .. }`) that contains an `ask!`",
+    ),
     ("handler/not_async", "`#[mrtr_tool]` on a non-`async` fn"),
-    ("handler/not_send_across_await", "a `!Send` value kept across an `.await`"),
-    ("handler/original_body_still_checked", "rustc and rust-analyzer keep checking"),
+    (
+        "handler/not_send_across_await",
+        "a `!Send` value kept across an `.await`",
+    ),
+    (
+        "handler/original_body_still_checked",
+        "rustc and rust-analyzer keep checking",
+    ),
 ];
 
 fn rejections_section() -> String {
@@ -60,10 +105,16 @@ fn every_lowering_compile_error_has_a_readme_row() {
             }
         }
     }
-    assert!(unlisted.is_empty(), "compile-fail cases without a README row: {unlisted:?}");
+    assert!(
+        unlisted.is_empty(),
+        "compile-fail cases without a README row: {unlisted:?}"
+    );
     let missing: Vec<_> = ROWS
         .iter()
         .filter(|(_, phrase)| !section.contains(phrase))
         .collect();
-    assert!(missing.is_empty(), "README rows not found in the rejection section: {missing:?}");
+    assert!(
+        missing.is_empty(),
+        "README rows not found in the rejection section: {missing:?}"
+    );
 }
