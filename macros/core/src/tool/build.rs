@@ -237,7 +237,7 @@ impl Builder<'_> {
             }
             let mut kills = Live::new();
             let uses = self.exposed(&expr, &[], &mut kills);
-            let writes = self.writes_stmt(&Stmt::Expr(expr.clone(), None));
+            let writes = self.writes(|w| w.visit_expr(&expr));
             let diverges = expr_diverges(&expr);
             let jumps = self.rewrite(|r| r.visit_expr_mut(&mut expr));
             let frame = &mut self.body.frames[id];
@@ -275,7 +275,7 @@ impl Builder<'_> {
             _ => (self.uses_stmt(&stmt), Vec::new()),
         };
         let diverges = stmt_diverges(&stmt);
-        let writes = self.writes_stmt(&stmt);
+        let writes = self.writes(|w| w.visit_stmt(&stmt));
         let jumps = self.rewrite(|r| r.visit_stmt_mut(&mut stmt));
         Node {
             kind: NodeKind::Verbatim(stmt),
@@ -290,13 +290,13 @@ impl Builder<'_> {
         }
     }
 
-    fn writes_stmt(&self, stmt: &Stmt) -> Live {
+    fn writes(&self, visit: impl FnOnce(&mut Writes<'_>)) -> Live {
         let resolve = |name: &str| self.resolve(name);
         let mut writes = Writes {
             resolve: &resolve,
             found: Live::new(),
         };
-        writes.visit_stmt(stmt);
+        visit(&mut writes);
         writes.found
     }
 

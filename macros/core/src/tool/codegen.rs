@@ -242,6 +242,16 @@ impl Gen<'_> {
         held.contains(&b) && self.plan.refill_of(b).is_none()
     }
 
+    /// `park` run at a point where bindings of the same names hide the parked ones: a
+    /// `macro_rules!` named `name`, to define while they are in scope, and its invocation for
+    /// that point (a macro's body names the locals visible where it is defined).
+    fn deferred_park(name: Ident, park: TokenStream) -> (TokenStream, TokenStream) {
+        (
+            quote!(macro_rules! #name { () => { #park } }),
+            quote!(#name!();),
+        )
+    }
+
     fn park(&self, live: &Live, held: &Held) -> TokenStream {
         let parks = live.iter().filter(|&&b| self.parks(b, held)).map(|&b| {
             let slot = self.slot(b);
@@ -320,14 +330,8 @@ impl Gen<'_> {
                 (TokenStream::new(), quote!({ #latch }))
             }
             JumpKind::Break(value) => {
-                let (prelude, value) = match value {
-                    Some(v) => {
-                        let (prelude, v) = self.fill_jumps_expr(v.clone(), held);
-                        (prelude, Some(quote!(#v)))
-                    }
-                    None => (TokenStream::new(), None),
-                };
-                let exit = self.exit(jump.target, value, held);
+                let (prelude, value) = self.fill_jumps_opt(value.as_ref(), held);
+                let exit = self.exit(jump.target, value.map(|v| quote!(#v)), held);
                 (prelude, quote!({ #exit }))
             }
         }
@@ -339,6 +343,16 @@ impl Gen<'_> {
         let mut filler = JumpFiller::new(self, held);
         filler.visit_expr_mut(&mut expr);
         (filler.prelude, expr)
+    }
+
+    fn fill_jumps_opt(&self, expr: Option<&Expr>, held: &Held) -> (TokenStream, Option<Expr>) {
+        match expr {
+            Some(e) => {
+                let (prelude, e) = self.fill_jumps_expr(e.clone(), held);
+                (prelude, Some(e))
+            }
+            None => (TokenStream::new(), None),
+        }
     }
 
     fn fill_jumps_stmt(&self, mut stmt: syn::Stmt, held: &Held) -> (TokenStream, syn::Stmt) {
@@ -423,11 +437,8 @@ impl Gen<'_> {
                 // a `macro_rules!` body names the locals visible where it is defined.
                 _ => {
                     let name = format_ident!("__mrtr_hide_{}", hidden[0]);
-                    quote! {
-                        macro_rules! #name { () => { #park } }
-                        #local
-                        #name!();
-                    }
+                    let (define, invoke) = Self::deferred_park(name, park);
+                    quote!(#define #local #invoke)
                 }
             },
             other => quote!(#other),
@@ -436,13 +447,7 @@ impl Gen<'_> {
 
     fn frame_exit(&self, frame: FrameId, held: &Held) -> TokenStream {
         let f = &self.body.frames[frame];
-        let (prelude, tail) = match f.tail.clone() {
-            Some(t) => {
-                let (prelude, t) = self.fill_jumps_expr(t, held);
-                (prelude, Some(t))
-            }
-            None => (TokenStream::new(), None),
-        };
+        let (prelude, tail) = self.fill_jumps_opt(f.tail.as_ref(), held);
         let rt = rt();
         if f.tail_diverges
             && let Some(tail) = tail
@@ -544,12 +549,9 @@ impl Gen<'_> {
         if hidden.is_empty() {
             return (TokenStream::new(), code);
         }
-        let park = self.park(&hidden, held);
         let name = format_ident!("__mrtr_hide_f{}", frame);
-        (
-            quote!(macro_rules! #name { () => { #park } }),
-            quote!(#name!(); #code),
-        )
+        let (define, invoke) = Self::deferred_park(name, self.park(&hidden, held));
+        (define, quote!(#invoke #code))
     }
 
     /// Reaching an opened construct: its ask-free parts run here, the rest in its own arms.
@@ -677,6 +679,12 @@ impl Gen<'_> {
         let mut held = Held::new();
         let mut levels = Vec::new();
         let needed = |b: &BindingId| live.contains(b) || assigned.contains(b);
+        // Refilled parameters are bound by `refill`, never taken out of a slot.
+        let parked: Vec<(FrameId, BindingId)> = visible
+            .iter()
+            .copied()
+            .filter(|(_, b)| self.plan.refill_of(*b).is_none())
+            .collect();
         for (f, _) in &path {
             // Refilled parameters (root level only) are bound again whole, before the locals
             // that may shadow them.
@@ -692,18 +700,16 @@ impl Gen<'_> {
                 })
                 .map(|r| self.refill(r))
                 .collect();
-            let outs: Vec<TokenStream> = visible
+            let outs: Vec<TokenStream> = parked
                 .iter()
-                .filter(|(_, b)| self.plan.refill_of(*b).is_none())
                 .filter(|(vf, b)| vf == f && !live.contains(b) && assigned.contains(b))
                 .map(|&(_, b)| {
                     let local = self.local(b);
                     quote!(#[allow(unused_mut)] let mut #local;)
                 })
                 .chain(
-                    visible
+                    parked
                         .iter()
-                        .filter(|(_, b)| self.plan.refill_of(*b).is_none())
                         .filter(|(vf, b)| vf == f && live.contains(b))
                         .map(|&(_, b)| {
                             let binding = self.binding(b);
@@ -738,7 +744,7 @@ impl Gen<'_> {
         code
     }
 
-    /// Bindings a statement-level `x = ..;` assigns in the code an arm runs from `from` on.
+    /// Bindings the code an arm runs from `from` on assigns anywhere (see [`Node::writes`]).
     fn assigned_in_run(&self, frame: FrameId, from: usize, out: &mut Live) {
         let f = &self.body.frames[frame];
         for node in &f.stmts[from..] {
@@ -838,11 +844,8 @@ impl Gen<'_> {
             // (see `verbatim_with_parks`).
             (false, Some(diverge)) => {
                 let name = format_ident!("__mrtr_hide_{}", hidden[0]);
-                quote! {
-                    macro_rules! #name { () => { #park } }
-                    let #pat = #value #diverge;
-                    #name!();
-                }
+                let (define, invoke) = Self::deferred_park(name, park);
+                quote!(#define let #pat = #value #diverge; #invoke)
             }
             // Parks go between computing the value and binding it (the pattern hides them).
             (false, None) => quote!(let __mrtr_v = #value; #park let #pat = __mrtr_v;),
@@ -1149,14 +1152,14 @@ impl VisitMut for JumpFiller<'_, '_> {
                 self.prelude.extend(prelude);
                 code
             } else {
-                let park = self.machine.park(&hidden, self.held);
                 let name = format_ident!("__mrtr_park_{}", id);
-                self.prelude
-                    .extend(quote!(macro_rules! #name { () => { #park } }));
+                let park = self.machine.park(&hidden, self.held);
+                let (define, invoke) = Gen::deferred_park(name, park);
+                self.prelude.extend(define);
                 let visible: Held = self.held.difference(&hidden).copied().collect();
                 let (prelude, code) = self.machine.jump(id, &visible);
                 self.prelude.extend(prelude);
-                quote!({ #name!(); #code })
+                quote!({ #invoke #code })
             };
             *expr = syn::parse_quote!(#code);
             return;

@@ -145,6 +145,14 @@ pub fn carried_sets(item: TokenStream) -> Result<Vec<StepCarry>, Vec<String>> {
         .collect())
 }
 
+/// The handler's parameters other than `self`, in order: what the IR's `param_args` follow.
+fn typed_params(method: &ImplItemFn) -> impl Iterator<Item = &syn::PatType> {
+    method.sig.inputs.iter().filter_map(|arg| match arg {
+        FnArg::Typed(t) => Some(t),
+        FnArg::Receiver(_) => None,
+    })
+}
+
 fn analyse(method: &ImplItemFn, errors: &mut Errors) -> Option<(ir::Body, ir::Live)> {
     let ret = match &method.sig.output {
         ReturnType::Type(_, ty) => (**ty).clone(),
@@ -153,15 +161,7 @@ fn analyse(method: &ImplItemFn, errors: &mut Errors) -> Option<(ir::Body, ir::Li
             return None;
         }
     };
-    let params: Vec<&Pat> = method
-        .sig
-        .inputs
-        .iter()
-        .filter_map(|arg| match arg {
-            FnArg::Typed(t) => Some(&*t.pat),
-            FnArg::Receiver(_) => None,
-        })
-        .collect();
+    let params: Vec<&Pat> = typed_params(method).map(|t| &*t.pat).collect();
     let mut body = build::build(&params, &method.block, ret, errors);
     let start_live = liveness::analyse(&mut body);
     validate::check(&body, errors);
@@ -313,15 +313,7 @@ fn emit(
         FnArg::Receiver(r) => Some(r),
         FnArg::Typed(_) => None,
     });
-    let typed: Vec<&syn::PatType> = method
-        .sig
-        .inputs
-        .iter()
-        .filter_map(|arg| match arg {
-            FnArg::Typed(t) => Some(t),
-            FnArg::Receiver(_) => None,
-        })
-        .collect();
+    let typed: Vec<&syn::PatType> = typed_params(method).collect();
     let thin_params = typed.iter().enumerate().map(|(i, t)| {
         let p = format_ident!("__mrtr_p{}", i);
         let ty = &t.ty;

@@ -17,7 +17,7 @@ use std::collections::BTreeSet;
 
 use proc_macro2::{TokenStream, TokenTree};
 use syn::visit::{self, Visit};
-use syn::{Block, Expr, FnArg, ImplItemFn, Pat, Type};
+use syn::{Block, Expr, ImplItemFn, Pat, Type};
 
 use super::ask::{AskInvocation, is_ask};
 use super::ir::{BindingId, Body};
@@ -37,14 +37,7 @@ pub struct Refilled {
 /// a refill would drop the changes the body made to it.
 pub fn refilled(method: &ImplItemFn, body: &Body) -> Vec<Refilled> {
     let moved = part_moved_roots(&method.block);
-    method
-        .sig
-        .inputs
-        .iter()
-        .filter_map(|arg| match arg {
-            FnArg::Typed(t) => Some(t),
-            FnArg::Receiver(_) => None,
-        })
+    super::typed_params(method)
         .zip(&body.param_args)
         .enumerate()
         .filter(|(_, (_, group))| {

@@ -126,6 +126,29 @@ impl Builder {
         stmts.iter().rev().fold(k, |k, s| self.stmt(s, k))
     }
 
+    /// A loop bounded by `counter`: its head reads the counter and leaves to `leave` when done,
+    /// each iteration bumps it; `break` goes to `k`.
+    fn counted_loop(
+        &mut self,
+        label: u32,
+        counter: VarId,
+        body: &Block,
+        leave: Node,
+        k: Node,
+    ) -> Node {
+        let head = self.node(vec![counter], Vec::new(), vec![leave]);
+        self.loops.push(LoopTargets {
+            label,
+            head,
+            exit: k,
+        });
+        let body = self.block(body, head);
+        self.loops.pop();
+        let step = self.node(vec![counter], vec![counter], vec![body]);
+        self.g.succ[head].push(step);
+        self.node(Vec::new(), vec![counter], vec![head])
+    }
+
     fn block(&mut self, block: &Block, k: Node) -> Node {
         let tail = match &block.tail {
             Some(init) => self.init(init, k),
@@ -271,36 +294,14 @@ impl Builder {
                     Vec::new(),
                     vec![k],
                 );
-                let head = self.node(vec![*counter], Vec::new(), vec![exit]);
-                self.loops.push(LoopTargets {
-                    label: *label,
-                    head,
-                    exit: k,
-                });
-                let body = self.block(body, head);
-                self.loops.pop();
-                let step = self.node(vec![*counter], vec![*counter], vec![body]);
-                self.g.succ[head].push(step);
-                self.node(Vec::new(), vec![*counter], vec![head])
+                self.counted_loop(*label, *counter, body, exit, k)
             }
             Flow::While {
                 label,
                 counter,
                 body,
                 ..
-            } => {
-                let head = self.node(vec![*counter], Vec::new(), vec![k]);
-                self.loops.push(LoopTargets {
-                    label: *label,
-                    head,
-                    exit: k,
-                });
-                let body = self.block(body, head);
-                self.loops.pop();
-                let step = self.node(vec![*counter], vec![*counter], vec![body]);
-                self.g.succ[head].push(step);
-                self.node(Vec::new(), vec![*counter], vec![head])
-            }
+            } => self.counted_loop(*label, *counter, body, k, k),
             Flow::WhileLet {
                 label,
                 queue,
