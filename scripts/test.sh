@@ -7,11 +7,17 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# redis-server (the Redis replay guard's tests, the fleet harness) and nginx (the fleet
+# harness), from Debian, only when missing.
+bash scripts/setup-debian.sh redis-server:redis-server nginx:nginx
+
 # Snapshot tests must compare, never rewrite, in CI.
 export INSTA_UPDATE=no
 export CARGO_TERM_COLOR=never
 
 cargo test --workspace --all-targets
 bash scripts/conformance.sh
+# The fleet harness, short: 3 instances behind nginx, Redis, key rotation and a SIGKILL.
+bash scripts/fleet.sh --seconds 15 --flows 50
 # Last, so the final line is a plain "N passed, N failed".
 bash scripts/interop.sh

@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 
+use futures::future::BoxFuture;
 use rmcp::handler::server::common::FromContextPart;
 use rmcp::handler::server::prompt::PromptContext;
 use rmcp::handler::server::tool::ToolCallContext;
@@ -93,8 +94,8 @@ impl ResourceCall {
         }
     }
 
-    pub fn open(self, handler: &'static Handler) -> Result<Io, MrtrError> {
-        self.request.open(handler)
+    pub fn open(self, handler: &'static Handler) -> BoxFuture<'static, Result<Io, MrtrError>> {
+        Box::pin(self.request.open(handler))
     }
 }
 
@@ -146,15 +147,16 @@ impl<S> FromContextPart<PromptContext<'_, S>> for PromptCall {
 }
 
 impl ToolCall {
-    /// Opens the round: era, capabilities and the incoming continuation, checked.
-    pub fn open(self, handler: &'static Handler) -> Result<Io, MrtrError> {
-        self.request.open(handler)
+    /// Opens the round: era, capabilities and the incoming continuation, checked (and claimed,
+    /// under a replay guard). Boxed so that the claim's future is compiled once, here.
+    pub fn open(self, handler: &'static Handler) -> BoxFuture<'static, Result<Io, MrtrError>> {
+        Box::pin(self.request.open(handler))
     }
 }
 
 impl PromptCall {
-    pub fn open(self, handler: &'static Handler) -> Result<Io, MrtrError> {
-        self.request.open(handler)
+    pub fn open(self, handler: &'static Handler) -> BoxFuture<'static, Result<Io, MrtrError>> {
+        Box::pin(self.request.open(handler))
     }
 }
 
@@ -182,7 +184,7 @@ impl Request {
         }
     }
 
-    fn open(self, handler: &'static Handler) -> Result<Io, MrtrError> {
+    async fn open(self, handler: &'static Handler) -> Result<Io, MrtrError> {
         let caps = ClientCaps::from_rmcp(self.context.client_capabilities().as_ref());
         let runtime = Runtime::for_request(&self.context.extensions)?;
         match Era::of(&self.context) {
@@ -209,12 +211,16 @@ impl Request {
                     None => None,
                     Some(token) => {
                         let opened = runtime.sealer.open(token, &binding)?;
-                        if let Some(guard) = &runtime.replay
-                            && !guard.claim(&opened.idempotency_key, opened.expires_at)
-                        {
-                            return Err(MrtrError::RejectedState(
-                                "continuation already redeemed".into(),
-                            ));
+                        if let Some(guard) = &runtime.replay {
+                            let claimed = guard
+                                .claim(opened.idempotency_key, opened.expires_at)
+                                .await
+                                .map_err(|e| MrtrError::ReplayStoreUnavailable(e.0))?;
+                            if !claimed {
+                                return Err(MrtrError::RejectedState(
+                                    "continuation already redeemed".into(),
+                                ));
+                            }
                         }
                         self.step_key.set(opened.idempotency_key);
                         Some(opened.continuation)

@@ -35,6 +35,10 @@ pub enum MrtrError {
     /// drops the response of a cancelled request, so the client never sees this error.
     #[error("the call was cancelled by the client")]
     Cancelled,
+    /// The replay guard's shared store could not say whether the continuation was already
+    /// redeemed, and the guard fails closed: -32603, and nothing of the round runs.
+    #[error("replay store unavailable: {0}")]
+    ReplayStoreUnavailable(String),
     /// A bug or misconfiguration on this server.
     #[error("internal error: {0}")]
     Internal(String),
@@ -47,6 +51,10 @@ pub(crate) const REJECTED_STATE_MESSAGE: &str =
 /// What a client is told when its call cannot be suspended: nothing about steps, sizes or
 /// configuration.
 pub(crate) const STATE_TOO_LARGE_MESSAGE: &str = "the continuation is too large";
+
+/// What a client is told when single use cannot be checked: retrying later is safe, since
+/// nothing ran and the continuation was not spent.
+pub(crate) const REPLAY_STORE_UNAVAILABLE_MESSAGE: &str = "single use of requestState cannot be checked right now (replay store unavailable); nothing was run, retry later";
 
 /// JSON-RPC code of `MissingRequiredClientCapabilityError` (2026-07-28).
 pub(crate) const MISSING_REQUIRED_CLIENT_CAPABILITY: i32 = -32021;
@@ -74,6 +82,10 @@ impl From<MrtrError> for ErrorData {
             MrtrError::Cancelled => {
                 tracing::info!(target: "mrtr", "legacy call cancelled while waiting on an ask");
                 ErrorData::internal_error("the request was cancelled", None)
+            }
+            MrtrError::ReplayStoreUnavailable(reason) => {
+                tracing::error!(target: "mrtr", %reason, "replay store unavailable: round refused (fail closed)");
+                ErrorData::internal_error(REPLAY_STORE_UNAVAILABLE_MESSAGE, None)
             }
             MrtrError::Internal(reason) => {
                 tracing::error!(target: "mrtr", %reason, "mrtr internal error");

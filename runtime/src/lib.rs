@@ -15,6 +15,8 @@ pub mod elicit;
 pub mod limits;
 pub mod prescan;
 pub mod replay;
+#[cfg(feature = "redis")]
+pub mod replay_redis;
 pub mod request;
 pub mod seal;
 

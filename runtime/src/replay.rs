@@ -7,11 +7,14 @@
 //! - [`IdempotencyKey`]: the same for every presentation of one token, so a backend that
 //!   records it can turn a duplicated retry into a no-op ("charge once per key");
 //! - [`ReplayGuard`]: refuses the second presentation outright. [`InMemoryReplayGuard`] does so
-//!   for one process; a fleet needs a shared store (e.g. Redis `SET key NX EXAT expires_at`).
+//!   for one process; a fleet needs a shared store: `RedisReplayGuard` (feature `redis`,
+//!   module `replay_redis`) claims with `SET key NX EXAT expires_at`.
 
 use std::collections::{BTreeSet, HashMap};
 use std::fmt;
 use std::sync::Mutex;
+
+use futures::future::BoxFuture;
 
 use crate::config::Clock;
 
@@ -30,10 +33,22 @@ impl fmt::Display for IdempotencyKey {
 }
 
 /// Records which continuation tokens were already redeemed.
+///
+/// Asynchronous because a guard shared by a fleet lives behind the network; the round's body
+/// runs only once the claim has resolved to `Ok(true)`.
 pub trait ReplayGuard: Send + Sync + 'static {
-    /// `true` the first time `key` is claimed; `false` for every later claim before `expires_at`.
-    fn claim(&self, key: &IdempotencyKey, expires_at: u64) -> bool;
+    /// `Ok(true)` the first time `key` is claimed; `Ok(false)` for every later claim before
+    /// `expires_at`; `Err` when the store cannot say (the round is refused, nothing runs).
+    fn claim(&self, key: IdempotencyKey, expires_at: u64) -> Claim<'_>;
 }
+
+/// What [`ReplayGuard::claim`] returns.
+pub type Claim<'a> = BoxFuture<'a, Result<bool, StoreUnavailable>>;
+
+/// The replay store could not answer a claim: reaches the client as -32603 and nothing runs.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("the replay store is unavailable: {0}")]
+pub struct StoreUnavailable(pub String);
 
 /// A [`ReplayGuard`] for one process.
 ///
@@ -89,7 +104,14 @@ impl Default for InMemoryReplayGuard {
 }
 
 impl ReplayGuard for InMemoryReplayGuard {
-    fn claim(&self, key: &IdempotencyKey, expires_at: u64) -> bool {
+    fn claim(&self, key: IdempotencyKey, expires_at: u64) -> Claim<'_> {
+        Box::pin(std::future::ready(Ok(self.claim_now(&key, expires_at))))
+    }
+}
+
+impl InMemoryReplayGuard {
+    /// The claim itself: in memory it never waits and never fails.
+    pub fn claim_now(&self, key: &IdempotencyKey, expires_at: u64) -> bool {
         let now = self.clock.now();
         let mut claimed = self.lock();
         while let Some(&(expiry, due)) = claimed.by_expiry.first() {
@@ -135,11 +157,11 @@ mod tests {
         let now = Arc::new(AtomicU64::new(1_000));
         let guard = InMemoryReplayGuard::with_clock(clock_at(&now));
         let key = IdempotencyKey([1; 16]);
-        assert!(guard.claim(&key, 1_300));
-        assert!(!guard.claim(&key, 1_300));
-        assert!(guard.claim(&IdempotencyKey([2; 16]), 1_300));
+        assert!(guard.claim_now(&key, 1_300));
+        assert!(!guard.claim_now(&key, 1_300));
+        assert!(guard.claim_now(&IdempotencyKey([2; 16]), 1_300));
         now.store(1_299, Ordering::SeqCst);
-        assert!(!guard.claim(&key, 1_300));
+        assert!(!guard.claim_now(&key, 1_300));
     }
 
     #[test]
@@ -147,18 +169,18 @@ mod tests {
         let now = Arc::new(AtomicU64::new(1_000));
         let guard = InMemoryReplayGuard::with_clock(clock_at(&now));
         for n in 0..100u8 {
-            assert!(guard.claim(&IdempotencyKey([n; 16]), 1_000 + 1 + u64::from(n)));
+            assert!(guard.claim_now(&IdempotencyKey([n; 16]), 1_000 + 1 + u64::from(n)));
         }
         assert_eq!(guard.len(), 100);
         now.store(1_050, Ordering::SeqCst);
-        assert!(guard.claim(&IdempotencyKey([200; 16]), 1_400));
+        assert!(guard.claim_now(&IdempotencyKey([200; 16]), 1_400));
         assert_eq!(
             guard.len(),
             51,
             "the 50 keys due by 1050 are dropped, the new one is added"
         );
         now.store(2_000, Ordering::SeqCst);
-        assert!(guard.claim(&IdempotencyKey([201; 16]), 1_999));
+        assert!(guard.claim_now(&IdempotencyKey([201; 16]), 1_999));
         assert!(
             guard.is_empty(),
             "a key claimed after its expiry is not remembered"

@@ -7,7 +7,7 @@ use std::time::Duration;
 use mrtr::MrtrError;
 use mrtr::bind::bind_digest;
 use mrtr::config::{KeyRing, StateConfig, StateMode};
-use mrtr::replay::{InMemoryReplayGuard, ReplayGuard};
+use mrtr::replay::InMemoryReplayGuard;
 use mrtr::seal::{Binding, Sealer};
 use seal_support::*;
 use serde_json::json;
@@ -412,9 +412,9 @@ fn a_replay_guard_makes_a_token_single_use() {
         .seal(&deploy_continuation(), &deploy_binding())
         .unwrap();
     let opened = sealer.open(&token, &deploy_binding()).unwrap();
-    assert!(guard.claim(&opened.idempotency_key, opened.expires_at));
+    assert!(guard.claim_now(&opened.idempotency_key, opened.expires_at));
     let again = sealer.open(&token, &deploy_binding()).unwrap();
-    assert!(!guard.claim(&again.idempotency_key, again.expires_at));
+    assert!(!guard.claim_now(&again.idempotency_key, again.expires_at));
 }
 
 #[test]

@@ -46,6 +46,11 @@ pub fn single_use_runtime(audience: &str) -> Arc<Runtime> {
     Arc::new(runtime_config(audience, &TEST_KEY, None).with_replay_guard(guard))
 }
 
+/// A runtime with the harness's key, single use checked by `guard` (e.g. one on Redis).
+pub fn guarded_runtime(audience: &str, guard: Arc<dyn mrtr::replay::ReplayGuard>) -> Arc<Runtime> {
+    Arc::new(runtime_config(audience, &TEST_KEY, None).with_replay_guard(guard))
+}
+
 fn runtime_config(audience: &str, key: &[u8; 32], clock: Option<&TestClock>) -> Runtime {
     let key = StateKey::new("t1", key.to_vec()).expect("a 32-byte key with a valid id");
     let mut config = StateConfig::new(audience, KeyRing::new(key));

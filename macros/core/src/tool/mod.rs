@@ -202,7 +202,8 @@ fn lower_method(
         local: is_local(method),
     };
     let handler_const = handler_const(&method.sig.ident);
-    let lowered = machine.body_tokens(quote!(__mrtr_call.open(const { &Self::#handler_const })));
+    let lowered =
+        machine.body_tokens(quote!(__mrtr_call.open(const { &Self::#handler_const }).await));
     let step_enum = impl_of.and_then(|impl_of| steps::step_enum(&machine, impl_of));
     Some((emit(method, kind, &ret, &machine, lowered), step_enum))
 }

@@ -1,0 +1,267 @@
+//! Single use shared by a fleet: a [`ReplayGuard`] on Redis (feature `redis`).
+//!
+//! A claim is one command, `SET <prefix><continuation id> 1 NX EXAT <token expiry>`: Redis
+//! answers `OK` to the first presentation of a token and nil to every later one, on whichever
+//! instance it lands, and forgets the key when the token could not be opened any more anyway.
+//! One network round trip per resumed round; first rounds present no token and claim nothing.
+//!
+//! When Redis cannot answer within the timeout, [`Unreachable`] decides: by default the round
+//! is refused (-32603, nothing runs, the token is not spent, so the client may retry it);
+//! [`Unreachable::FailOpen`] lets the round run unguarded, logged at warn, for deployments that
+//! prefer availability to single use during a Redis outage.
+
+use std::time::Duration;
+
+use redis::aio::{ConnectionManager, ConnectionManagerConfig};
+use redis::{ExistenceCheck, SetExpiry, SetOptions};
+
+use crate::replay::{Claim, IdempotencyKey, ReplayGuard, StoreUnavailable};
+
+/// What a claim does when Redis cannot answer in time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Unreachable {
+    /// Refuse the round (-32603, nothing runs): single use is never silently lost.
+    #[default]
+    FailClosed,
+    /// Run the round as if the claim succeeded, logging a warning: a replay during the outage
+    /// is not detected.
+    FailOpen,
+}
+
+/// How to reach Redis and what to do without it.
+#[derive(Clone, Debug)]
+pub struct RedisGuardConfig {
+    /// `redis://host:port/db` (or `rediss://`, `unix://`), as the `redis` crate reads it.
+    pub url: String,
+    /// Put before the continuation id (32 hex digits) to form the key.
+    pub key_prefix: String,
+    pub when_unreachable: Unreachable,
+    /// Bounds connecting and each claim, reconnects included: a claim never waits longer.
+    pub timeout: Duration,
+}
+
+impl RedisGuardConfig {
+    pub const DEFAULT_PREFIX: &'static str = "mrtr:spent:";
+    pub const DEFAULT_TIMEOUT: Duration = Duration::from_millis(250);
+
+    pub fn new(url: impl Into<String>) -> Self {
+        RedisGuardConfig {
+            url: url.into(),
+            key_prefix: Self::DEFAULT_PREFIX.to_owned(),
+            when_unreachable: Unreachable::FailClosed,
+            timeout: Self::DEFAULT_TIMEOUT,
+        }
+    }
+
+    pub fn key_prefix(mut self, prefix: impl Into<String>) -> Self {
+        self.key_prefix = prefix.into();
+        self
+    }
+
+    pub fn when_unreachable(mut self, policy: Unreachable) -> Self {
+        self.when_unreachable = policy;
+        self
+    }
+
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// Reads `MRTR_REDIS_URL` (required), `MRTR_REDIS_PREFIX`, `MRTR_REDIS_UNREACHABLE`
+    /// (`fail-closed`, the default, or `fail-open`) and `MRTR_REDIS_TIMEOUT_MS`.
+    /// `Ok(None)` when `MRTR_REDIS_URL` is not set.
+    pub fn from_env() -> Result<Option<Self>, String> {
+        Self::from_vars(|name| std::env::var(name).ok())
+    }
+
+    /// [`RedisGuardConfig::from_env`] over any variable source.
+    pub fn from_vars(var: impl Fn(&str) -> Option<String>) -> Result<Option<Self>, String> {
+        let Some(url) = var("MRTR_REDIS_URL").filter(|url| !url.trim().is_empty()) else {
+            return Ok(None);
+        };
+        let mut config = Self::new(url.trim());
+        if let Some(prefix) = var("MRTR_REDIS_PREFIX") {
+            config.key_prefix = prefix;
+        }
+        if let Some(policy) = var("MRTR_REDIS_UNREACHABLE") {
+            config.when_unreachable = match policy.trim() {
+                "fail-closed" => Unreachable::FailClosed,
+                "fail-open" => Unreachable::FailOpen,
+                other => {
+                    return Err(format!(
+                        "MRTR_REDIS_UNREACHABLE must be `fail-closed` or `fail-open`, not `{other}`"
+                    ));
+                }
+            };
+        }
+        if let Some(ms) = var("MRTR_REDIS_TIMEOUT_MS") {
+            config.timeout = match ms.trim().parse::<u64>() {
+                Ok(ms @ 1..=60_000) => Duration::from_millis(ms),
+                _ => {
+                    return Err(format!(
+                        "MRTR_REDIS_TIMEOUT_MS must be a whole number of milliseconds between 1 and 60000, not `{}`",
+                        ms.trim()
+                    ));
+                }
+            };
+        }
+        Ok(Some(config))
+    }
+}
+
+/// A [`ReplayGuard`] every instance of a fleet shares through one Redis.
+///
+/// Keeps one multiplexed connection, reconnecting in the background after Redis restarts; the
+/// first connection is made on the first claim, so an instance starts while Redis is down.
+#[derive(Clone)]
+pub struct RedisReplayGuard {
+    connection: ConnectionManager,
+    config: RedisGuardConfig,
+}
+
+impl RedisReplayGuard {
+    /// Must be called inside a tokio runtime (the connection lives on it). Fails only on a URL
+    /// the client cannot read; an unreachable Redis is a claim-time matter.
+    pub fn new(config: RedisGuardConfig) -> Result<Self, StoreUnavailable> {
+        let client = redis::Client::open(config.url.as_str())
+            .map_err(|e| StoreUnavailable(format!("MRTR_REDIS_URL `{}`: {e}", config.url)))?;
+        let manager = ConnectionManagerConfig::new()
+            .set_connection_timeout(Some(config.timeout))
+            .set_response_timeout(Some(config.timeout))
+            // Each failed command starts a fresh reconnect; retrying inside one would only
+            // hold claims past their timeout.
+            .set_number_of_retries(1)
+            .set_min_delay(Duration::from_millis(20))
+            .set_max_delay(config.timeout);
+        let connection = ConnectionManager::new_lazy_with_config(client, manager)
+            .map_err(|e| StoreUnavailable(format!("cannot set up the Redis connection: {e}")))?;
+        Ok(RedisReplayGuard { connection, config })
+    }
+
+    pub fn config(&self) -> &RedisGuardConfig {
+        &self.config
+    }
+
+    /// The Redis key a continuation is claimed under.
+    pub fn key_of(&self, key: &IdempotencyKey) -> String {
+        format!("{}{key}", self.config.key_prefix)
+    }
+
+    async fn set_nx(&self, key: IdempotencyKey, expires_at: u64) -> Result<bool, String> {
+        let options = SetOptions::default()
+            .conditional_set(ExistenceCheck::NX)
+            .with_expiration(SetExpiry::EXAT(expires_at));
+        let mut command = redis::cmd("SET");
+        command.arg(self.key_of(&key)).arg(1).arg(options);
+        let mut connection = self.connection.clone();
+        let reply = tokio::time::timeout(
+            self.config.timeout,
+            command.query_async::<Option<String>>(&mut connection),
+        )
+        .await;
+        match reply {
+            Ok(Ok(reply)) => Ok(reply.is_some()),
+            Ok(Err(error)) => Err(error.to_string()),
+            Err(_) => Err(format!("no answer within {:?}", self.config.timeout)),
+        }
+    }
+}
+
+impl ReplayGuard for RedisReplayGuard {
+    fn claim(&self, key: IdempotencyKey, expires_at: u64) -> Claim<'_> {
+        Box::pin(async move {
+            match self.set_nx(key, expires_at).await {
+                Ok(first) => Ok(first),
+                Err(reason) => match self.config.when_unreachable {
+                    Unreachable::FailClosed => Err(StoreUnavailable(format!(
+                        "Redis at {}: {reason}",
+                        self.config.url
+                    ))),
+                    Unreachable::FailOpen => {
+                        tracing::warn!(target: "mrtr", url = %self.config.url, %reason, "replay store unreachable: round runs without the single-use check (fail open)");
+                        Ok(true)
+                    }
+                },
+            }
+        })
+    }
+}
+
+impl std::fmt::Debug for RedisReplayGuard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RedisReplayGuard")
+            .field("config", &self.config)
+            .finish_non_exhaustive()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn vars(pairs: &'static [(&'static str, &'static str)]) -> impl Fn(&str) -> Option<String> {
+        move |name| {
+            pairs
+                .iter()
+                .find(|(key, _)| *key == name)
+                .map(|(_, value)| (*value).to_owned())
+        }
+    }
+
+    #[test]
+    fn without_a_url_there_is_no_guard() {
+        assert!(RedisGuardConfig::from_vars(vars(&[])).unwrap().is_none());
+    }
+
+    #[test]
+    fn the_environment_sets_prefix_policy_and_timeout_with_safe_defaults() {
+        let config = RedisGuardConfig::from_vars(vars(&[("MRTR_REDIS_URL", "redis://r:1/")]))
+            .unwrap()
+            .unwrap();
+        assert_eq!(config.key_prefix, RedisGuardConfig::DEFAULT_PREFIX);
+        assert_eq!(config.when_unreachable, Unreachable::FailClosed);
+        assert_eq!(config.timeout, RedisGuardConfig::DEFAULT_TIMEOUT);
+        let config = RedisGuardConfig::from_vars(vars(&[
+            ("MRTR_REDIS_URL", "redis://r:1/"),
+            ("MRTR_REDIS_PREFIX", "svc:"),
+            ("MRTR_REDIS_UNREACHABLE", "fail-open"),
+            ("MRTR_REDIS_TIMEOUT_MS", "40"),
+        ]))
+        .unwrap()
+        .unwrap();
+        assert_eq!(config.key_prefix, "svc:");
+        assert_eq!(config.when_unreachable, Unreachable::FailOpen);
+        assert_eq!(config.timeout, Duration::from_millis(40));
+    }
+
+    #[test]
+    fn a_misspelt_policy_or_timeout_is_an_error_not_a_default() {
+        for bad in [
+            &[
+                ("MRTR_REDIS_URL", "redis://r/"),
+                ("MRTR_REDIS_UNREACHABLE", "open"),
+            ][..],
+            &[
+                ("MRTR_REDIS_URL", "redis://r/"),
+                ("MRTR_REDIS_TIMEOUT_MS", "0"),
+            ][..],
+            &[
+                ("MRTR_REDIS_URL", "redis://r/"),
+                ("MRTR_REDIS_TIMEOUT_MS", "soon"),
+            ][..],
+        ] {
+            let owned: Vec<(String, String)> = bad
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+                .collect();
+            let lookup = |name: &str| {
+                owned
+                    .iter()
+                    .find(|(k, _)| k == name)
+                    .map(|(_, v)| v.clone())
+            };
+            assert!(RedisGuardConfig::from_vars(lookup).is_err(), "{bad:?}");
+        }
+    }
+}
