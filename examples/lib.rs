@@ -72,9 +72,42 @@ pub fn init_tracing() {
         .try_init();
 }
 
-/// Installs the mrtr runtime from `MRTR_STATE_KEYS`, `MRTR_STATE_TTL` and `MRTR_STATE_MAX_BYTES`.
-pub fn install_runtime(audience: &str) -> Result<Arc<mrtr::Runtime>, mrtr::MrtrError> {
-    Ok(mrtr::Runtime::from_env(audience)?.install())
+/// Installs the mrtr runtime from `MRTR_STATE_KEYS`, `MRTR_STATE_TTL` and `MRTR_STATE_MAX_BYTES`;
+/// with `MRTR_REDIS_URL` set, every continuation is single-use across the fleet
+/// (`mrtr::replay_redis`). Call it inside the tokio runtime.
+pub fn install_runtime(audience: &str) -> Result<Arc<mrtr::Runtime>, Box<dyn std::error::Error>> {
+    let mut runtime = mrtr::Runtime::from_env(audience)?;
+    if let Some(config) = mrtr::replay_redis::RedisGuardConfig::from_env()? {
+        eprintln!(
+            "{audience}: single use on Redis at {} (prefix `{}`, {:?} when unreachable)",
+            config.url, config.key_prefix, config.when_unreachable
+        );
+        let guard = mrtr::replay_redis::RedisReplayGuard::new(config)?;
+        runtime = runtime.with_replay_guard(Arc::new(guard));
+    }
+    Ok(runtime.install())
+}
+
+/// Names this instance in an `x-mrtr-instance` header on every HTTP response, so a client
+/// behind a load balancer can see which instance answered each round.
+pub const INSTANCE_VAR: &str = "MRTR_INSTANCE";
+
+fn with_instance_header(router: axum::Router) -> axum::Router {
+    let Some(name) = std::env::var(INSTANCE_VAR)
+        .ok()
+        .and_then(|name| axum::http::HeaderValue::from_str(&name).ok())
+    else {
+        return router;
+    };
+    router.layer(axum::middleware::map_response(
+        move |mut response: axum::response::Response| {
+            let name = name.clone();
+            async move {
+                response.headers_mut().insert("x-mrtr-instance", name);
+                response
+            }
+        },
+    ))
 }
 
 /// How long a legacy Streamable HTTP session may stay silent before it is closed and its
@@ -142,7 +175,7 @@ where
             .map_err(|error| -> Box<dyn std::error::Error> { error })?,
         Launch::Http(addr) => {
             let idle = session_idle_timeout(|name| std::env::var(name).ok())?;
-            let router = mcp_router(make, prescan, session_manager(idle));
+            let router = with_instance_header(mcp_router(make, prescan, session_manager(idle)));
             let (listener, bound) = bind_nodelay(*addr).await?;
             eprintln!("{name}: serving MCP (2026-07-28 and legacy sessions) at http://{bound}/mcp");
             eprintln!(

@@ -13,7 +13,13 @@ use serde::{Deserialize, Serialize};
 pub struct Ops {
     log: Arc<Mutex<Vec<String>>>,
     digests: Arc<Mutex<HashMap<String, String>>>,
+    /// Where every effect is also appended, one line each (`MRTR_EFFECT_LOG`): the fleet
+    /// harness counts effects per flow across instances and restarts from these files.
+    effect_file: Option<Arc<Mutex<std::fs::File>>>,
 }
+
+/// Names the file [`Ops::from_env`] appends every effect to.
+pub const EFFECT_LOG_VAR: &str = "MRTR_EFFECT_LOG";
 
 /// A prepared deployment. Carried across the environment question, so it is serializable.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -33,6 +39,19 @@ pub struct Incident {
 impl Ops {
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// [`Ops::new`], also appending every effect to the file named by `MRTR_EFFECT_LOG`.
+    pub fn from_env() -> std::io::Result<Self> {
+        let mut ops = Self::new();
+        if let Some(path) = std::env::var_os(EFFECT_LOG_VAR) {
+            let file = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(path)?;
+            ops.effect_file = Some(Arc::new(Mutex::new(file)));
+        }
+        Ok(ops)
     }
 
     /// Everything that ran, in order.
@@ -55,6 +74,15 @@ impl Ops {
     }
 
     fn record(&self, line: String) {
+        if let Some(file) = &self.effect_file {
+            use std::io::Write as _;
+            // One write per line, unbuffered: the line is on disk before the response leaves,
+            // so a SIGKILL cannot hide an effect that ran.
+            let mut file = file.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+            if let Err(error) = file.write_all(format!("{line}\n").as_bytes()) {
+                tracing::error!(%error, "cannot append to the effect log");
+            }
+        }
         self.lock_log().push(line);
     }
 

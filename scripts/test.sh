@@ -18,6 +18,6 @@ export CARGO_TERM_COLOR=never
 cargo test --workspace --all-targets
 bash scripts/conformance.sh
 # The fleet harness, short: 3 instances behind nginx, Redis, key rotation and a SIGKILL.
-bash scripts/fleet.sh --seconds 15 --flows 50
+bash scripts/fleet.sh --seconds 20 --flows 50
 # Last, so the final line is a plain "N passed, N failed".
 bash scripts/interop.sh

@@ -2,6 +2,7 @@
 //! files to see what a port changes.
 
 pub mod deploy_service;
+pub mod fleet;
 pub mod legacy;
 pub mod release_notes;
 pub mod repo_tools;

@@ -1,0 +1,118 @@
+//! One complete flow: rounds until the tool completes, each round's answering instance noted.
+//!
+//! A round whose connection breaks (its instance was killed or is restarting) is sent again
+//! once, unchanged, as a client would. With single use on, an instance killed after claiming
+//! the round's continuation and before answering has spent it: the retry is refused (-32602)
+//! and the flow is lost (at most once: its effect may or may not have run, and starting the call
+//! again could run it twice). Such flows are reported apart from other failures.
+
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::flows::{self, Kind};
+use crate::wire::{self, RoundError};
+
+/// A flow never needs more rounds than this; more means the server is looping.
+const MAX_ROUNDS: usize = 6;
+
+#[derive(Default, Debug)]
+pub struct FlowReport {
+    /// Latency of each completed round, by its index in the flow (0 = first round).
+    pub rounds: Vec<(usize, Duration)>,
+    /// Rounds answered by another instance than the one whose `input_required` they resume.
+    pub resumed_elsewhere: u32,
+    /// Rounds sent twice after a broken connection.
+    pub retried: u32,
+    /// The retried round was refused as spent: an instance that died had claimed it.
+    pub lost_to_crash: bool,
+    pub failure: Option<String>,
+}
+
+pub async fn run(
+    client: &reqwest::Client,
+    url: &str,
+    kind: Kind,
+    flow_id: &str,
+    ids: &mut u64,
+) -> FlowReport {
+    let mut report = FlowReport::default();
+    let arguments = kind.arguments(flow_id);
+    {
+        let mut state: Option<String> = None;
+        let mut responses: Option<Value> = None;
+        let mut suspended_by: Option<String> = None;
+        for index in 0..MAX_ROUNDS {
+            *ids += 1;
+            let request = flows::call(*ids, kind, &arguments, responses.as_ref(), state.as_deref());
+            let mut answered = wire::post(client, url, &request).await;
+            let mut retried = false;
+            if let Err(RoundError::Transport(_)) = answered {
+                report.retried += 1;
+                retried = true;
+                tokio::time::sleep(Duration::from_millis(20)).await;
+                answered = wire::post(client, url, &request).await;
+            }
+            let answered = match answered {
+                Ok(answered) => answered,
+                Err(error @ RoundError::Rpc { code: -32602, .. }) if retried && state.is_some() => {
+                    report.lost_to_crash = true;
+                    report.failure = Some(format!(
+                        "{} round {}: after a broken connection, {error}",
+                        kind.tool(),
+                        index + 1
+                    ));
+                    return report;
+                }
+                Err(error) => {
+                    report.failure = Some(format!("{} round {}: {error}", kind.tool(), index + 1));
+                    return report;
+                }
+            };
+            report.rounds.push((index, answered.elapsed));
+            if suspended_by
+                .as_ref()
+                .is_some_and(|by| *by != answered.instance)
+            {
+                report.resumed_elsewhere += 1;
+            }
+            let result = answered.result;
+            if result.get("resultType").and_then(Value::as_str) == Some("input_required") {
+                let Some(requests) = result.get("inputRequests").and_then(Value::as_object) else {
+                    report.failure =
+                        Some(format!("input_required without inputRequests: {result}"));
+                    return report;
+                };
+                let answers: serde_json::Map<String, Value> = requests
+                    .iter()
+                    .map(|(key, request)| (key.clone(), flows::answer(request)))
+                    .collect();
+                responses = Some(Value::Object(answers));
+                state = result
+                    .get("requestState")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned);
+                suspended_by = Some(answered.instance);
+                continue;
+            }
+            let text = result
+                .pointer("/content/0/text")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            if result.get("isError").and_then(Value::as_bool) == Some(true)
+                || !text.starts_with(&kind.expected_text(flow_id))
+            {
+                report.failure = Some(format!(
+                    "{} completed with an unexpected result: {result}",
+                    kind.tool()
+                ));
+            }
+            return report;
+        }
+        report.failure = Some(format!(
+            "{} did not complete within {MAX_ROUNDS} rounds",
+            kind.tool()
+        ));
+        report
+    }
+}
