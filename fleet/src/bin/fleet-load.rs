@@ -5,17 +5,13 @@
 //!
 //! `fleet-load --url URL --flows N --seconds S --effects DIR`
 
-mod effects;
-mod flow;
-mod flows;
-mod wire;
-
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use flows::Kind;
+use mrtr_fleet::flows::Kind;
+use mrtr_fleet::{effects, flow};
 
 struct Args {
     url: String,
