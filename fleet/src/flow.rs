@@ -50,7 +50,8 @@ pub async fn run(
             if let Err(RoundError::Transport(_)) = answered {
                 report.retried += 1;
                 retried = true;
-                tokio::time::sleep(Duration::from_millis(20)).await;
+                // A client backs off a little before retrying; nginx meanwhile marks the dead upstream down.
+                tokio::time::sleep(Duration::from_millis(250)).await;
                 answered = wire::post(client, url, &request).await;
             }
             let answered = match answered {

@@ -190,6 +190,7 @@ impl Request {
         match Era::of(&self.context) {
             Era::Legacy(version) => {
                 tracing::debug!(target: "mrtr", handler = handler.path, %version, "legacy session: asks are awaited in place");
+                crate::observe::round_opened(handler.path, "legacy", None, &[]);
                 Ok(Io::live(
                     handler,
                     self.context.peer.clone(),
@@ -226,6 +227,9 @@ impl Request {
                         Some(opened.continuation)
                     }
                 };
+                let answered: Vec<&str> = incoming.keys().map(String::as_str).collect();
+                let resumed_from = resumed.as_ref().map(|c| c.step.as_str());
+                crate::observe::round_opened(handler.path, "2026-07-28", resumed_from, &answered);
                 Ok(
                     Io::modern(handler, runtime, binding, caps, resumed, incoming)
                         .with_arguments(self.arguments),

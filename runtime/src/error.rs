@@ -63,7 +63,7 @@ impl From<MrtrError> for ErrorData {
     fn from(error: MrtrError) -> Self {
         match error {
             MrtrError::RejectedState(reason) => {
-                tracing::warn!(target: "mrtr", %reason, "requestState rejected");
+                crate::observe::rejected(&reason);
                 ErrorData::invalid_params(REJECTED_STATE_MESSAGE, None)
             }
             MrtrError::InvalidInputResponses(reason) => {

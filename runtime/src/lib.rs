@@ -13,6 +13,7 @@ pub mod capability;
 pub mod config;
 pub mod elicit;
 pub mod limits;
+pub mod observe;
 pub mod prescan;
 pub mod replay;
 #[cfg(feature = "redis")]

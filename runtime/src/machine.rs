@@ -544,7 +544,10 @@ impl Io {
 
 /// What every request kind does with the body's outcome: hand back the user's value, report a
 /// runtime failure, or seal the suspension.
-fn conclude<R: Lift>(out: Lifted<R>) -> Result<Concluded<R>, ErrorData> {
+fn conclude<R: Lift>(out: Lifted<R>, kind: &'static str) -> Result<Concluded<R>, ErrorData> {
+    if matches!(out, Ok(Flow::Done(_)) | Err(_)) {
+        crate::observe::completed(kind);
+    }
     match out {
         Ok(Flow::Done(value)) => Ok(Concluded::Returned(R::join(Ok(value)))),
         Err(error) => Ok(Concluded::Returned(R::join(Err(error)))),
@@ -581,6 +584,8 @@ impl Suspension {
             carried: self.carried.clone(),
         };
         let token = runtime.sealer.seal(&continuation, binding)?;
+        let asked: Vec<&str> = input_requests.keys().map(String::as_str).collect();
+        crate::observe::suspended(io.handler.path, self.step, &asked);
         Ok(rmcp::model::InputRequiredResult::new(
             Some(input_requests),
             Some(token),
@@ -611,7 +616,7 @@ where
 fn tool_result<R: Lift + IntoCallToolResult>(
     out: Lifted<R>,
 ) -> Result<CallToolResponse, ErrorData> {
-    match conclude::<R>(out)? {
+    match conclude::<R>(out, "tool")? {
         Concluded::Returned(value) => value.into_call_tool_result(),
         Concluded::InputRequired(result) => Ok(CallToolResponse::InputRequired(result)),
     }
@@ -640,7 +645,7 @@ where
 fn prompt_result<R: Lift + IntoGetPromptResult>(
     out: Lifted<R>,
 ) -> Result<PromptOutcome, ErrorData> {
-    Ok(PromptOutcome(match conclude::<R>(out)? {
+    Ok(PromptOutcome(match conclude::<R>(out, "prompt")? {
         Concluded::Returned(value) => value.into_get_prompt_result()?,
         Concluded::InputRequired(result) => GetPromptResponse::InputRequired(result),
     }))
@@ -654,7 +659,7 @@ where
     R: Lift + IntoReadResourceResponse + 'a,
 {
     Box::pin(async move {
-        match conclude::<R>(body.await)? {
+        match conclude::<R>(body.await, "resource")? {
             Concluded::Returned(value) => value.into_read_resource_response(),
             Concluded::InputRequired(result) => Ok(ReadResourceResponse::InputRequired(result)),
         }

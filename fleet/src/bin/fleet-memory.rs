@@ -37,13 +37,19 @@ impl Server {
         let child = Command::new(path)
             .args(["--http", &format!("127.0.0.1:{port}")])
             .env("RUST_LOG", "warn")
-            .env("MRTR_STATE_KEYS", "k1:bWVtb3J5IGJlbmNobWFyayBzdGF0ZSBrZXkgMzIgYnl0ZXMh")
+            .env(
+                "MRTR_STATE_KEYS",
+                "k1:bWVtb3J5IGJlbmNobWFyayBzdGF0ZSBrZXkgMzIgYnl0ZXMh",
+            )
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
             .expect("the deploy_service example starts");
         for _ in 0..200 {
-            if tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_ok() {
+            if tokio::net::TcpStream::connect(("127.0.0.1", port))
+                .await
+                .is_ok()
+            {
                 break;
             }
             tokio::time::sleep(Duration::from_millis(50)).await;
@@ -86,8 +92,16 @@ async fn suspend_modern(client: &reqwest::Client, url: &str, ids: &[String]) -> 
     let mut tokens = Vec::with_capacity(ids.len());
     for chunk in ids.chunks(CONCURRENCY) {
         let rounds = chunk.iter().map(|flow_id| async move {
-            let request = flows::call(1, Kind::Deploy, &Kind::Deploy.arguments(flow_id), None, None);
-            let answered = wire::post(client, url, &request).await.expect("round 1 is answered");
+            let request = flows::call(
+                1,
+                Kind::Deploy,
+                &Kind::Deploy.arguments(flow_id),
+                None,
+                None,
+            );
+            let answered = wire::post(client, url, &request)
+                .await
+                .expect("round 1 is answered");
             answered
                 .result
                 .get("requestState")
@@ -102,11 +116,20 @@ async fn suspend_modern(client: &reqwest::Client, url: &str, ids: &[String]) -> 
 
 /// Resumes one suspended call with its token; `true` when it completes.
 async fn resume(client: &reqwest::Client, url: &str, flow_id: &str, token: &str) -> bool {
-    let answer = json!({ "target_env": { "action": "accept", "content": { "environment": "staging" } } });
-    let request = flows::call(2, Kind::Deploy, &Kind::Deploy.arguments(flow_id), Some(&answer), Some(token));
+    let answer =
+        json!({ "target_env": { "action": "accept", "content": { "environment": "staging" } } });
+    let request = flows::call(
+        2,
+        Kind::Deploy,
+        &Kind::Deploy.arguments(flow_id),
+        Some(&answer),
+        Some(token),
+    );
     wire::post(client, url, &request)
         .await
-        .is_ok_and(|answered| answered.result.get("resultType").and_then(Value::as_str) != Some("input_required"))
+        .is_ok_and(|answered| {
+            answered.result.get("resultType").and_then(Value::as_str) != Some("input_required")
+        })
 }
 
 /// A legacy session with its `deploy_service` call parked on `elicitation/create`: the
@@ -128,7 +151,9 @@ async fn park_legacy(client: &reqwest::Client, url: &str, flow_id: &str) -> reqw
     let initialize = json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-11-25", "capabilities": { "elicitation": { "form": {} } },
         "clientInfo": { "name": "fleet-memory", "version": "1" } } });
-    let response = post(initialize, None).await.expect("initialize is answered");
+    let response = post(initialize, None)
+        .await
+        .expect("initialize is answered");
     let session = response
         .headers()
         .get("mcp-session-id")
@@ -137,10 +162,16 @@ async fn park_legacy(client: &reqwest::Client, url: &str, flow_id: &str) -> reqw
         .to_owned();
     let _ = response.text().await;
     let initialized = json!({ "jsonrpc": "2.0", "method": "notifications/initialized" });
-    let _ = post(initialized, Some(&session)).await.expect("initialized is accepted").text().await;
+    let _ = post(initialized, Some(&session))
+        .await
+        .expect("initialized is accepted")
+        .text()
+        .await;
     let call = json!({ "jsonrpc": "2.0", "id": 2, "method": "tools/call",
         "params": { "name": "deploy_service", "arguments": { "service": format!("svc-{flow_id}") } } });
-    let mut stream = post(call, Some(&session)).await.expect("the call is accepted");
+    let mut stream = post(call, Some(&session))
+        .await
+        .expect("the call is accepted");
     let mut seen = Vec::new();
     while !String::from_utf8_lossy(&seen).contains("elicitation/create") {
         match stream.chunk().await {
@@ -211,7 +242,8 @@ async fn main() -> ExitCode {
     let mut streams = Vec::with_capacity(calls);
     let legacy_ids = ids("l-", calls);
     for chunk in legacy_ids.chunks(CONCURRENCY) {
-        streams.extend(join_all(chunk.iter().map(|id| park_legacy(&client, &legacy.url, id))).await);
+        streams
+            .extend(join_all(chunk.iter().map(|id| park_legacy(&client, &legacy.url, id))).await);
     }
     tokio::time::sleep(Duration::from_millis(500)).await;
     let after = legacy.rss_kib();
@@ -225,12 +257,16 @@ async fn main() -> ExitCode {
     );
     drop(streams);
     let ratio = legacy_growth as f64 / modern_growth.max(1) as f64;
-    println!("memory: suspended 2026-07-28 calls grow the server {ratio:.0}x less than parked legacy calls");
+    println!(
+        "memory: suspended 2026-07-28 calls grow the server {ratio:.0}x less than parked legacy calls"
+    );
     let per_thousand = mib(modern_growth) * 1000.0 / calls as f64;
     if live == sample && per_thousand < 1.0 {
         ExitCode::SUCCESS
     } else {
-        println!("memory: target missed (growth per 1,000 suspended calls < 1 MiB, every sampled token resumes)");
+        println!(
+            "memory: target missed (growth per 1,000 suspended calls < 1 MiB, every sampled token resumes)"
+        );
         ExitCode::FAILURE
     }
 }
