@@ -24,6 +24,9 @@ pub struct FlowReport {
     pub resumed_elsewhere: u32,
     /// Rounds sent twice after a broken connection.
     pub retried: u32,
+    /// Rounds sent twice after the server could not check single use (-32603 "retry later":
+    /// nothing ran and the continuation was not spent).
+    pub retried_store_unavailable: u32,
     /// The retried round was refused as spent: an instance that died had claimed it.
     pub lost_to_crash: bool,
     pub failure: Option<String>,
@@ -47,10 +50,16 @@ pub async fn run(
             let request = flows::call(*ids, kind, &arguments, responses.as_ref(), state.as_deref());
             let mut answered = wire::post(client, url, &request).await;
             let mut retried = false;
-            if let Err(RoundError::Transport(_)) = answered {
-                report.retried += 1;
-                retried = true;
-                // A client backs off a little before retrying; nginx meanwhile marks the dead upstream down.
+            if let Err(error) = &answered
+                && let Some(why) = retry_reason(error)
+            {
+                match why {
+                    Retry::Transport => report.retried += 1,
+                    Retry::StoreUnavailable => report.retried_store_unavailable += 1,
+                }
+                retried = why == Retry::Transport;
+                // A client backs off a little before retrying; nginx meanwhile marks a dead
+                // upstream down.
                 tokio::time::sleep(Duration::from_millis(250)).await;
                 answered = wire::post(client, url, &request).await;
             }
@@ -115,5 +124,24 @@ pub async fn run(
             kind.tool()
         ));
         report
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Retry {
+    Transport,
+    StoreUnavailable,
+}
+
+/// The failures a client retries once, unchanged: a broken connection, and the fail-closed
+/// answer of a server whose replay store did not answer in time (its message says to).
+fn retry_reason(error: &RoundError) -> Option<Retry> {
+    match error {
+        RoundError::Transport(_) => Some(Retry::Transport),
+        RoundError::Rpc {
+            code: -32603,
+            message,
+        } if message.contains("retry later") => Some(Retry::StoreUnavailable),
+        _ => None,
     }
 }

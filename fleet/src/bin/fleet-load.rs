@@ -53,6 +53,7 @@ struct Totals {
     latencies: Vec<Vec<u64>>,
     resumed_elsewhere: u64,
     retried: u64,
+    retried_store_unavailable: u64,
     /// Seconds into the run at which each flow was lost to a crashed instance's claim.
     lost_to_crash: Vec<f64>,
 }
@@ -99,6 +100,7 @@ async fn main() -> ExitCode {
                     }
                     totals.resumed_elsewhere += u64::from(report.resumed_elsewhere);
                     totals.retried += u64::from(report.retried);
+                    totals.retried_store_unavailable += u64::from(report.retried_store_unavailable);
                     match report.failure {
                         None => totals.completed.push((kind, flow_id)),
                         Some(_) if report.lost_to_crash => {
@@ -130,10 +132,11 @@ fn report(args: &Args, totals: &mut Totals, elapsed: Duration) -> ExitCode {
         println!("failed flow: {failure}");
     }
     println!(
-        "flows in flight: {}, run: {:.1} s, rounds retried once after a broken connection: {}",
+        "flows in flight: {}, run: {:.1} s, rounds retried once after a broken connection: {}, after -32603 replay store unavailable: {}",
         args.flows,
         elapsed.as_secs_f64(),
         totals.retried,
+        totals.retried_store_unavailable,
     );
     let at: Vec<String> = totals
         .lost_to_crash
