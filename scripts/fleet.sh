@@ -32,7 +32,7 @@ if ((RUN_SECONDS < 10)); then
     exit 2
 fi
 
-bash scripts/setup-debian.sh redis-server:redis-server nginx:nginx
+bash scripts/setup-debian.sh redis-server:redis-server nginx:nginx bc:bc
 NGINX="$(command -v nginx || echo /usr/sbin/nginx)"
 
 BUILD=(cargo build --quiet -p mrtr-examples --example deploy_service -p mrtr-fleet --bin fleet-load)
