@@ -44,11 +44,17 @@ LOAD="$ROOT/target/$PROFILE/fleet-load"
 WORK="$(mktemp -d /tmp/mrtr-fleet.XXXXXX)"
 mkdir -p "$WORK/effects" "$WORK/nginx"
 PIDS=()
+KEEP_WORK=1
 cleanup() {
+    # Quietly: the shell would report each process killed here after the summary line.
+    exec 2>/dev/null
     for pid in "${PIDS[@]}"; do
         kill -KILL "$pid" 2>/dev/null || true
     done
     wait 2>/dev/null || true
+    # Logs stay for a failed run (the messages name them); a passing run leaves nothing.
+    [[ "$KEEP_WORK" == 0 ]] && rm -rf "$WORK"
+    return 0
 }
 trap cleanup EXIT
 
@@ -203,10 +209,15 @@ for n in 1 2 3; do
 done
 [[ "$CHOREOGRAPHY" == ok ]] || echo "fleet: a step of the choreography failed (logs in $WORK)"
 grep -v '^fleet: ' "$WORK/load.out" || true
+[[ "$LOAD_RC" == 0 ]] || echo "fleet: logs in $WORK"
 LAST="$(grep '^fleet: ' "$WORK/load.out" | tail -1 || true)"
 if [[ -z "$LAST" ]]; then
     echo "fleet: the load generator printed no summary (exit $LOAD_RC)"
     exit 1
 fi
 echo "$LAST"
-[[ "$CHOREOGRAPHY" == ok && "$LOAD_RC" == 0 ]]
+if [[ "$CHOREOGRAPHY" == ok && "$LOAD_RC" == 0 ]]; then
+    KEEP_WORK=0
+    exit 0
+fi
+exit 1
