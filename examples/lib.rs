@@ -80,7 +80,9 @@ pub fn install_runtime(audience: &str) -> Result<Arc<mrtr::Runtime>, Box<dyn std
     if let Some(config) = mrtr::replay_redis::RedisGuardConfig::from_env()? {
         eprintln!(
             "{audience}: single use on Redis at {} (prefix `{}`, {:?} when unreachable)",
-            config.url, config.key_prefix, config.when_unreachable
+            config.redacted_url(),
+            config.key_prefix,
+            config.when_unreachable
         );
         let guard = mrtr::replay_redis::RedisReplayGuard::new(config)?;
         runtime = runtime.with_replay_guard(Arc::new(guard));

@@ -29,7 +29,7 @@ pub enum Unreachable {
 }
 
 /// How to reach Redis and what to do without it.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct RedisGuardConfig {
     /// `redis://host:port/db` (or `rediss://`, `unix://`), as the `redis` crate reads it.
     pub url: String,
@@ -66,6 +66,17 @@ impl RedisGuardConfig {
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.timeout = timeout;
         self
+    }
+
+    /// The URL without its credentials (`redis://:secret@host/` prints as `redis://…@host/`),
+    /// for logs and errors.
+    pub fn redacted_url(&self) -> String {
+        match (self.url.find("://"), self.url.rfind('@')) {
+            (Some(scheme), Some(at)) if at > scheme => {
+                format!("{}…{}", &self.url[..scheme + 3], &self.url[at..])
+            }
+            _ => self.url.clone(),
+        }
     }
 
     /// Reads `MRTR_REDIS_URL` (required), `MRTR_REDIS_PREFIX`, `MRTR_REDIS_UNREACHABLE`
@@ -110,6 +121,17 @@ impl RedisGuardConfig {
     }
 }
 
+impl std::fmt::Debug for RedisGuardConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RedisGuardConfig")
+            .field("url", &self.redacted_url())
+            .field("key_prefix", &self.key_prefix)
+            .field("when_unreachable", &self.when_unreachable)
+            .field("timeout", &self.timeout)
+            .finish()
+    }
+}
+
 /// A [`ReplayGuard`] every instance of a fleet shares through one Redis.
 ///
 /// Keeps one multiplexed connection, reconnecting in the background after Redis restarts; the
@@ -124,8 +146,9 @@ impl RedisReplayGuard {
     /// Must be called inside a tokio runtime (the connection lives on it). Fails only on a URL
     /// the client cannot read; an unreachable Redis is a claim-time matter.
     pub fn new(config: RedisGuardConfig) -> Result<Self, StoreUnavailable> {
-        let client = redis::Client::open(config.url.as_str())
-            .map_err(|e| StoreUnavailable(format!("MRTR_REDIS_URL `{}`: {e}", config.url)))?;
+        let client = redis::Client::open(config.url.as_str()).map_err(|e| {
+            StoreUnavailable(format!("MRTR_REDIS_URL `{}`: {e}", config.redacted_url()))
+        })?;
         let manager = ConnectionManagerConfig::new()
             .set_connection_timeout(Some(config.timeout))
             .set_response_timeout(Some(config.timeout))
@@ -176,10 +199,10 @@ impl ReplayGuard for RedisReplayGuard {
                 Err(reason) => match self.config.when_unreachable {
                     Unreachable::FailClosed => Err(StoreUnavailable(format!(
                         "Redis at {}: {reason}",
-                        self.config.url
+                        self.config.redacted_url()
                     ))),
                     Unreachable::FailOpen => {
-                        tracing::warn!(target: "mrtr", url = %self.config.url, %reason, "replay store unreachable: round runs without the single-use check (fail open)");
+                        tracing::warn!(target: "mrtr", url = %self.config.redacted_url(), %reason, "replay store unreachable: round runs without the single-use check (fail open)");
                         Ok(true)
                     }
                 },
@@ -233,6 +256,17 @@ mod tests {
         assert_eq!(config.key_prefix, "svc:");
         assert_eq!(config.when_unreachable, Unreachable::FailOpen);
         assert_eq!(config.timeout, Duration::from_millis(40));
+    }
+
+    #[test]
+    fn credentials_never_reach_a_log() {
+        let config = RedisGuardConfig::new("redis://user:s3cret@10.0.0.5:6379/0");
+        assert_eq!(config.redacted_url(), "redis://…@10.0.0.5:6379/0");
+        assert!(!format!("{config:?}").contains("s3cret"));
+        assert_eq!(
+            RedisGuardConfig::new("redis://r:1/").redacted_url(),
+            "redis://r:1/"
+        );
     }
 
     #[test]
