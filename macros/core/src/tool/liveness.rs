@@ -1,4 +1,4 @@
-//! Backward may-liveness over the IR's statement-level control flow (lowering.md §4).
+//! Stage 3, liveness: backward may-liveness over the IR's statement-level control flow.
 //!
 //! `live_in = uses ∪ (live_out − defs − kills)`, with extra edges for jumps to opened loops
 //! and a fixpoint per opened loop. The carried set of an ask site is `live_in` of its resume
@@ -6,9 +6,10 @@
 
 use super::ir::*;
 
-/// Fills every live set of the IR; returns what is live on entry (parameters only).
-pub fn analyse(body: &mut Body) -> Live {
-    frame_live(body, ROOT)
+/// Fills every live set of the IR (what is live on entry, parameters only, is the root
+/// frame's `live_in`).
+pub fn analyse(body: &mut Body) {
+    frame_live(body, ROOT);
 }
 
 /// Live on entry to the code of `frame`, given the join/head sets its exit refers to.

@@ -87,7 +87,8 @@ impl VisitMut for Rewriter<'_> {
                 let value = ret.expr.take().map_or_else(|| quote!(()), |v| quote!(#v));
                 let r = self.ret;
                 let token = ret.return_token;
-                *expr = syn::parse_quote!(#token ::mrtr::__private::done::<#r>(#value));
+                let rt = crate::runtime();
+                *expr = syn::parse_quote!(#token #rt::done::<#r>(#value));
             }
             Expr::Break(brk) => {
                 if let Some(value) = &mut brk.expr {

@@ -1,13 +1,13 @@
 //! Checks on what liveness decided to carry: a continuation holds only owned, serializable
 //! values, so borrows, closures and uninitialized locals are rejected before rustc sees them
-//! (its own errors for these are correct but cryptic; lowering.md §5.2, §8).
+//! (its own errors for these are correct but name the generated code, not the fix).
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use syn::Expr;
 
-use super::errors::Errors;
 use super::ir::*;
+use crate::errors::Errors;
 
 const BORROWING_METHODS: &[&str] = &[
     "as_str",
@@ -43,7 +43,13 @@ const BORROWING_METHODS: &[&str] = &[
     "peek",
 ];
 
-pub fn check(body: &Body, errors: &mut Errors) {
+/// Every check on what liveness decided; errors go to `errors`.
+pub fn check(body: &Body, handler: &syn::Ident, errors: &mut Errors) {
+    check_carried(body, errors);
+    check_carried_count(body, handler, errors);
+}
+
+fn check_carried(body: &Body, errors: &mut Errors) {
     // The first ask each binding is carried across, for the messages.
     let mut carried: BTreeMap<BindingId, SiteId> = BTreeMap::new();
     for (site, s) in body.sites.iter().enumerate() {
@@ -110,13 +116,8 @@ fn borrows(init: &Expr) -> Option<String> {
 }
 
 /// A step selects the slots it saves with a 64-bit mask (`StepInfo::mask`).
-pub fn check_carried_count(body: &Body, handler: &syn::Ident, errors: &mut Errors) {
-    let carried: BTreeSet<BindingId> = body
-        .sites
-        .iter()
-        .flat_map(|s| s.live.iter().copied())
-        .filter(|&b| body.bindings[b].is_serialized())
-        .collect();
+fn check_carried_count(body: &Body, handler: &syn::Ident, errors: &mut Errors) {
+    let carried: BTreeSet<BindingId> = body.sites.iter().flat_map(|s| body.carried_at(s)).collect();
     if carried.len() > 64 {
         errors.at(
             handler,

@@ -9,6 +9,10 @@ use std::collections::BTreeSet;
 
 use syn::{Block, Expr, Ident, Pat, Stmt, Type};
 
+mod build;
+
+pub use build::build;
+
 pub type BindingId = usize;
 pub type FrameId = usize;
 pub type SiteId = usize;
@@ -221,7 +225,21 @@ pub enum JumpKind {
     Continue,
 }
 
+/// `target_env` → `TargetEnv`: step and enum names from keys and handler names.
+pub fn pascal(snake: &str) -> String {
+    ident_case::RenameRule::PascalCase.apply_to_field(snake.trim_start_matches("r#"))
+}
+
 impl Body {
+    /// The bindings a site saves in its continuation: what is live there, parameters excepted
+    /// (the client sends them again every round).
+    pub fn carried_at<'b>(&'b self, site: &'b Site) -> impl Iterator<Item = BindingId> + 'b {
+        site.live
+            .iter()
+            .copied()
+            .filter(|&b| self.bindings[b].is_serialized())
+    }
+
     /// Frames from the root down to `frame`, each with the statement index the next one sits in.
     pub fn path(&self, frame: FrameId, index: usize) -> Vec<(FrameId, usize)> {
         let mut path = vec![(frame, index)];

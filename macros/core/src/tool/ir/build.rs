@@ -11,13 +11,14 @@ use syn::visit::Visit;
 use syn::visit_mut::VisitMut;
 use syn::{Block, Expr, Ident, Pat, Stmt, Type};
 
-use super::ask::{AskInvocation, is_ask, tokens_mention_ask};
-use super::errors::Errors;
-use super::ir::*;
-use super::misplaced::{reject_in_block, reject_in_expr, reject_in_pat, reject_in_stmt};
-use super::patterns::{annotation, bound_idents};
-use super::rewrite::Rewriter;
-use super::uses::Uses;
+use super::*;
+use crate::errors::Errors;
+use crate::tool::ask::{AskInvocation, is_ask, tokens_mention_ask};
+use crate::tool::misplaced::reject_misplaced;
+use crate::tool::patterns::{annotation, bound_idents};
+use crate::tool::rewrite::Rewriter;
+use crate::tool::syntax::Syntax;
+use crate::tool::uses::Uses;
 
 pub struct Builder<'e> {
     pub body: Body,
@@ -144,24 +145,11 @@ impl Builder<'_> {
             .find(|&b| self.body.bindings[b].ident == name)
     }
 
-    fn uses_expr(&self, expr: &Expr) -> Live {
+    /// The tracked bindings `item` reads.
+    fn uses(&self, item: &impl Syntax) -> Live {
         let resolve = |name: &str| self.resolve(name);
         let mut uses = Uses::new(&resolve);
-        uses.visit_expr(expr);
-        uses.found
-    }
-
-    fn uses_stmt(&self, stmt: &Stmt) -> Live {
-        let resolve = |name: &str| self.resolve(name);
-        let mut uses = Uses::new(&resolve);
-        uses.visit_stmt(stmt);
-        uses.found
-    }
-
-    fn uses_block(&self, block: &Block) -> Live {
-        let resolve = |name: &str| self.resolve(name);
-        let mut uses = Uses::new(&resolve);
-        uses.visit_block(block);
+        item.accept(&mut uses);
         uses.found
     }
 
@@ -232,9 +220,7 @@ impl Builder<'_> {
         }
 
         if let Some(mut expr) = tail {
-            if reject_in_expr(&expr, self.errors) {
-                // already reported
-            }
+            reject_misplaced(&expr, self.errors);
             let mut kills = Live::new();
             let uses = self.exposed(&expr, &[], &mut kills);
             let writes = self.writes(|w| w.visit_expr(&expr));
@@ -261,7 +247,7 @@ impl Builder<'_> {
                     Some(init) => {
                         let mut uses = self.exposed(&init.expr, &[], &mut kills);
                         if let Some((_, diverge)) = &init.diverge {
-                            uses.extend(self.uses_expr(diverge));
+                            uses.extend(self.uses(diverge));
                         }
                         uses
                     }
@@ -272,7 +258,7 @@ impl Builder<'_> {
                 (uses, defs)
             }
             Stmt::Expr(expr, _) => (self.exposed(expr, &[], &mut kills), Vec::new()),
-            _ => (self.uses_stmt(&stmt), Vec::new()),
+            _ => (self.uses(&stmt), Vec::new()),
         };
         let diverges = stmt_diverges(&stmt);
         let writes = self.writes(|w| w.visit_stmt(&stmt));
@@ -314,7 +300,7 @@ impl Builder<'_> {
                 .filter(|&b| !hidden.contains(&self.body.bindings[b].ident.to_string()))
                 .collect()
         };
-        let plain = |expr: &Expr, killed: &Live| seen(self.uses_expr(expr), killed, hidden);
+        let plain = |expr: &Expr, killed: &Live| seen(self.uses(expr), killed, hidden);
         match expr {
             Expr::Paren(p) => self.exposed(&p.expr, hidden, killed),
             Expr::Assign(assign) => match &*assign.left {
@@ -340,7 +326,7 @@ impl Builder<'_> {
                             if let Some(init) = &local.init {
                                 uses.extend(self.exposed(&init.expr, &hidden, killed));
                                 if let Some((_, diverge)) = &init.diverge {
-                                    uses.extend(seen(self.uses_expr(diverge), killed, &hidden));
+                                    uses.extend(seen(self.uses(diverge), killed, &hidden));
                                 }
                             }
                             hidden.extend(
@@ -349,7 +335,7 @@ impl Builder<'_> {
                                     .map(|(i, _)| i.to_string()),
                             );
                         }
-                        other => uses.extend(seen(self.uses_stmt(other), killed, &hidden)),
+                        other => uses.extend(seen(self.uses(other), killed, &hidden)),
                     }
                 }
                 uses
@@ -357,7 +343,7 @@ impl Builder<'_> {
             Expr::If(i) => {
                 let mut uses = self.exposed(&i.cond, hidden, killed);
                 let mut then_hidden = hidden.to_vec();
-                then_hidden.extend(super::uses::let_bindings(&i.cond));
+                then_hidden.extend(crate::tool::uses::let_bindings(&i.cond));
                 let mut then_killed = killed.clone();
                 uses.extend(self.exposed_block(&i.then_branch, &then_hidden, &mut then_killed));
                 if let Some((_, otherwise)) = &i.else_branch {
@@ -377,7 +363,7 @@ impl Builder<'_> {
             Expr::While(w) => {
                 let mut uses = self.exposed(&w.cond, hidden, killed);
                 let mut body_hidden = hidden.to_vec();
-                body_hidden.extend(super::uses::let_bindings(&w.cond));
+                body_hidden.extend(crate::tool::uses::let_bindings(&w.cond));
                 uses.extend(self.exposed_block(&w.body, &body_hidden, &mut killed.clone()));
                 uses
             }
@@ -400,7 +386,7 @@ impl Builder<'_> {
                             .map(|(i, _)| i.to_string()),
                     );
                     if let Pat::Guard(guard) = &arm.pat {
-                        uses.extend(seen(self.uses_expr(&guard.guard), killed, &arm_hidden));
+                        uses.extend(seen(self.uses(&guard.guard), killed, &arm_hidden));
                     }
                     let mut arm_killed = killed.clone();
                     uses.extend(self.exposed(&arm.body, &arm_hidden, &mut arm_killed));
@@ -428,7 +414,7 @@ impl Builder<'_> {
     fn build_node(&mut self, stmt: &Stmt, frame: FrameId, index: usize) -> Option<Node> {
         if let Stmt::Item(item) = stmt {
             if tokens_mention_ask(&item.to_token_stream()).is_some() {
-                reject_in_stmt(stmt, self.errors);
+                reject_misplaced(stmt, self.errors);
             }
             self.body.items.push(stmt.clone());
             return None;
@@ -450,7 +436,7 @@ impl Builder<'_> {
                         Some(self.opened_node(expr, Some(&local.pat), diverge, frame, index))
                     }
                     _ => {
-                        reject_in_stmt(stmt, self.errors);
+                        reject_misplaced(stmt, self.errors);
                         Some(self.verbatim(stmt))
                     }
                 }
@@ -480,7 +466,7 @@ impl Builder<'_> {
                         Some(node)
                     }
                     _ => {
-                        reject_in_stmt(stmt, self.errors);
+                        reject_misplaced(stmt, self.errors);
                         Some(self.verbatim(stmt))
                     }
                 }
@@ -489,7 +475,7 @@ impl Builder<'_> {
                 Some(self.opened_node(expr, None, None, frame, index))
             }
             _ => {
-                reject_in_stmt(stmt, self.errors);
+                reject_misplaced(stmt, self.errors);
                 Some(self.verbatim(stmt))
             }
         }
@@ -504,8 +490,8 @@ impl Builder<'_> {
             Expr::Block(b) => b.block,
             other => syn::parse_quote!({ #other }),
         };
-        reject_in_block(&block, self.errors);
-        let uses = self.uses_block(&block);
+        reject_misplaced(&block, self.errors);
+        let uses = self.uses(&block);
         let jumps = self.rewrite(|r| r.visit_block_mut(&mut block));
         (Some(block), uses, jumps)
     }
@@ -537,8 +523,8 @@ impl Builder<'_> {
             } else {
                 self.keys_seen.insert(name, entry.key.span());
             }
-            reject_in_expr(&entry.request, self.errors);
-            uses.extend(self.uses_expr(&entry.request));
+            reject_misplaced(&entry.request, self.errors);
+            uses.extend(self.uses(&entry.request));
             self.rewrite(|r| r.visit_expr_mut(&mut entry.request));
             let capability = capability_of(&entry.request);
             keys.push(SiteKey {
@@ -548,7 +534,7 @@ impl Builder<'_> {
             });
         }
         let step = match keys.first() {
-            Some(k) => format!("After{}", upper_camel(&k.key.to_string())),
+            Some(k) => format!("After{}", pascal(&k.key.to_string())),
             None => "AfterInvalid".to_owned(),
         };
         let step = unique_step(step, &self.body.sites);
@@ -564,7 +550,7 @@ impl Builder<'_> {
         let (diverge, diverge_uses, jumps) = self.diverge(diverge);
         let defs = match pat {
             Some(pat) => {
-                reject_in_pat(pat, self.errors);
+                reject_misplaced(pat, self.errors);
                 self.pattern_bindings(pat, None, false)
             }
             None => Vec::new(),
@@ -614,8 +600,8 @@ impl Builder<'_> {
                 let mut current = top;
                 loop {
                     let mut cond = (*current.cond).clone();
-                    reject_in_expr(&cond, self.errors);
-                    cond_uses.extend(self.uses_expr(&cond));
+                    reject_misplaced(&cond, self.errors);
+                    cond_uses.extend(self.uses(&cond));
                     self.rewrite(|r| r.visit_expr_mut(&mut cond));
                     let start = self.cond_bindings(&cond);
                     let body = self.build_frame(&current.then_branch.stmts, here, start, exit);
@@ -651,17 +637,17 @@ impl Builder<'_> {
             }
             Expr::Match(m) => {
                 let mut scrutinee = (*m.expr).clone();
-                reject_in_expr(&scrutinee, self.errors);
-                let mut match_uses = self.uses_expr(&scrutinee);
+                reject_misplaced(&scrutinee, self.errors);
+                let mut match_uses = self.uses(&scrutinee);
                 self.rewrite(|r| r.visit_expr_mut(&mut scrutinee));
                 let mut arms = Vec::new();
                 for arm in &m.arms {
                     let mut arm_pat = arm.pat.clone();
-                    reject_in_pat(&arm_pat, self.errors);
+                    reject_misplaced(&arm_pat, self.errors);
                     let start = self.pattern_bindings(&arm_pat, None, false);
                     if let Pat::Guard(guard) = &mut arm_pat {
                         self.scopes.push(start.clone());
-                        let guard_uses = self.uses_expr(&guard.guard);
+                        let guard_uses = self.uses(&guard.guard);
                         self.scopes.pop();
                         match_uses.extend(guard_uses.into_iter().filter(|b| !start.contains(b)));
                         self.rewrite(|r| r.visit_expr_mut(&mut guard.guard));
@@ -704,8 +690,8 @@ impl Builder<'_> {
             Expr::While(w) => {
                 let label = w.label.as_ref().map(|l| l.name.clone());
                 let mut cond = (*w.cond).clone();
-                reject_in_expr(&cond, self.errors);
-                let cond_uses = self.uses_expr(&cond);
+                reject_misplaced(&cond, self.errors);
+                let cond_uses = self.uses(&cond);
                 let counter = self.loop_counter(construct);
                 self.loops
                     .push((label.as_ref().map(|l| l.ident.to_string()), construct));
@@ -727,9 +713,9 @@ impl Builder<'_> {
             Expr::ForLoop(f) => {
                 let label = f.label.as_ref().map(|l| l.name.clone());
                 let mut iter = (*f.expr).clone();
-                reject_in_expr(&iter, self.errors);
+                reject_misplaced(&iter, self.errors);
                 check_owned_iteration(&iter, self.errors);
-                let iter_uses = self.uses_expr(&iter);
+                let iter_uses = self.uses(&iter);
                 self.rewrite(|r| r.visit_expr_mut(&mut iter));
                 let counter = self.loop_counter(construct);
                 // Spanned at the iterable: a non-serializable item type is reported there.
@@ -742,7 +728,7 @@ impl Builder<'_> {
                     None,
                     false,
                 );
-                reject_in_pat(&f.pat, self.errors);
+                reject_misplaced(&*f.pat, self.errors);
                 let mut start = vec![rest, counter];
                 start.extend(self.pattern_bindings(&f.pat, None, false));
                 let body = self.loop_body(label.as_ref(), construct, &f.body, here, start);
@@ -884,7 +870,7 @@ fn opens(expr: &Expr) -> bool {
     )
 }
 
-/// A `for` whose body asks carries its remaining items: they must be owned (lowering.md §8).
+/// A `for` whose body asks carries its remaining items, so they must be owned values.
 fn check_owned_iteration(iter: &Expr, errors: &mut Errors) {
     let borrowed = match iter {
         Expr::Reference(_) => true,
@@ -940,19 +926,6 @@ fn capability_of(request: &Expr) -> Option<&'static str> {
             _ => return None,
         }
     }
-}
-
-pub fn upper_camel(key: &str) -> String {
-    key.split('_')
-        .filter(|part| !part.is_empty())
-        .map(|part| {
-            let mut chars = part.chars();
-            match chars.next() {
-                Some(first) => first.to_uppercase().chain(chars).collect::<String>(),
-                None => String::new(),
-            }
-        })
-        .collect()
 }
 
 fn unique_step(step: String, sites: &[Site]) -> String {
