@@ -78,17 +78,28 @@ fn check_carried(body: &Body, errors: &mut Errors) {
             errors.at(name, format!("`{name}` is declared without a value and used after `ask!({key}: ..)`; give it a value at its `let`, so it can be carried across the ask"));
         } else if binding.by_ref {
             errors.at(name, format!("`{name}` is a `ref` binding used after `ask!({key}: ..)`; a continuation carries only owned values: bind it by value (clone it if needed), or borrow again after the ask"));
-        } else if let Some(init) = &binding.init {
+        } else if let Some(init) = &binding.init
+            && !annotated_owned(binding)
+        {
             if let Some((what, plural)) = closure_like(init) {
                 errors.at(
                     name,
                     format!("`{name}` is {what} and is used after `ask!({key}: ..)`; {plural} cannot be carried in a continuation: define it after the ask"),
                 );
             } else if let Some(how) = borrows(init) {
-                errors.at(name, format!("`{name}` borrows ({how}) and is used after `ask!({key}: ..)`; a continuation carries only owned values: make it owned (`.to_owned()`, `.clone()`, `.to_string()`), or borrow again after the ask"));
+                errors.at(name, format!("`{name}` borrows ({how}) and is used after `ask!({key}: ..)`; a continuation carries only owned values: make it owned (`.to_owned()`, `.clone()`, `.to_string()`), or borrow again after the ask; if the value is already owned, write its type on the `let` (`let {name}: T = ..;`)"));
             }
         }
     }
+}
+
+/// `let x: T = ..;` with a `T` that is not a reference: the method-name guess in [`borrows`]
+/// gives way, and rustc checks that `T` can be carried.
+fn annotated_owned(binding: &Binding) -> bool {
+    binding
+        .ty
+        .as_ref()
+        .is_some_and(|ty| !matches!(ty, syn::Type::Reference(_)))
 }
 
 fn closure_like(init: &Expr) -> Option<(&'static str, &'static str)> {

@@ -53,7 +53,7 @@ impl Gen<'_> {
             match &node.kind {
                 NodeKind::Verbatim(stmt) => {
                     let (prelude, stmt) = self.fill_jumps(stmt.clone(), &held);
-                    let hidden = self.shadowed(&node.defs, &node.live_out, &held);
+                    let hidden = Self::held_of(&node.hides, &held);
                     out.extend(prelude);
                     out.extend(self.verbatim_with_parks(stmt, &hidden, &held));
                     out.extend(node.defs.iter().filter_map(|&b| self.type_witness(b)));
@@ -169,15 +169,10 @@ impl Gen<'_> {
     /// scrutinee may still read it), and invoked as the branch starts.
     pub(super) fn enter_frame(&self, frame: FrameId, held: &Held) -> (TokenStream, TokenStream) {
         let f = &self.body.frames[frame];
-        let hidden: Held = held
+        let hidden: Held = f
+            .hides
             .iter()
             .copied()
-            .filter(|b| !f.start.contains(b) && f.live_in.contains(b))
-            .filter(|&b| {
-                f.start
-                    .iter()
-                    .any(|&s| self.binding(s).ident == self.binding(b).ident)
-            })
             .filter(|&b| self.parks(b, held))
             .collect();
         let mut inner: Held = held.difference(&hidden).copied().collect();
@@ -283,7 +278,7 @@ impl Gen<'_> {
         node: &Node,
         held: &mut Held,
     ) -> TokenStream {
-        let hidden = self.shadowed(&node.defs, &node.live_out, held);
+        let hidden = Self::held_of(&node.hides, held);
         let park = self.park(&hidden.iter().copied().collect(), held);
         // The `else` block still sees the hidden bindings (the pattern binds nothing there), and
         // a jump in it parks them itself.

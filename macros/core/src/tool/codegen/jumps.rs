@@ -1,6 +1,8 @@
 //! `break`/`continue` to an opened loop: the loop is no longer a Rust loop, so each jump
 //! becomes "park what the target needs, set the program counter, continue the dispatch".
 
+use syn::visit_mut::{self, VisitMut};
+
 use super::*;
 use crate::tool::syntax::Syntax;
 
@@ -48,15 +50,13 @@ impl Gen<'_> {
 /// Replaces `__mrtr_jump!(n)` placeholders with the jump's code under the current held set.
 ///
 /// A jump under a binding that hides a held one (`if let Some(item) = .. { break }` with an
-/// outer `item` to park) cannot name the outer binding. Its park goes into a `macro_rules!`
-/// defined before the statement, where the outer binding is the one in scope: a macro's body
-/// names the locals visible at its definition (macro hygiene), so invoking it at the jump
-/// parks the right value.
+/// outer `item` to park) cannot name the outer binding (the analysis recorded which names are
+/// bound around each jump). Its park goes into a `macro_rules!` defined before the statement,
+/// where the outer binding is the one in scope: a macro's body names the locals visible at its
+/// definition (macro hygiene), so invoking it at the jump parks the right value.
 pub(super) struct JumpFiller<'g, 'a> {
     machine: &'g Gen<'a>,
     held: &'g Held,
-    /// Names bound inside the statement around the placeholder being visited.
-    inner: Vec<Vec<String>>,
     /// The park macros of hidden bindings, for before the statement.
     prelude: TokenStream,
 }
@@ -66,21 +66,12 @@ impl<'g, 'a> JumpFiller<'g, 'a> {
         JumpFiller {
             machine,
             held,
-            inner: Vec::new(),
             prelude: TokenStream::new(),
         }
     }
-}
-
-impl JumpFiller<'_, '_> {
-    pub(super) fn scoped(&mut self, names: Vec<String>, f: impl FnOnce(&mut Self)) {
-        self.inner.push(names);
-        f(self);
-        self.inner.pop();
-    }
 
     /// Bindings the jump parks whose names a binding around the jump hides.
-    pub(super) fn hidden_parks(&self, jump: usize) -> Held {
+    fn hidden_parks(&self, jump: usize) -> Held {
         let j = &self.machine.body.jumps[jump];
         let construct = &self.machine.body.constructs[j.target];
         let target = match j.kind {
@@ -93,9 +84,27 @@ impl JumpFiller<'_, '_> {
             .filter(|&b| self.machine.parks(b, self.held))
             .filter(|&b| {
                 let name = self.machine.binding(b).ident.to_string();
-                self.inner.iter().flatten().any(|n| *n == name)
+                j.inner_names.contains(&name)
             })
             .collect()
+    }
+
+    /// The code of jump `id`, its parks of hidden bindings deferred to a macro.
+    fn fill(&mut self, id: usize) -> TokenStream {
+        let hidden = self.hidden_parks(id);
+        if hidden.is_empty() {
+            let (prelude, code) = self.machine.jump(id, self.held);
+            self.prelude.extend(prelude);
+            return code;
+        }
+        let name = format_ident!("__mrtr_park_{}", id);
+        let park = self.machine.park(&hidden, self.held);
+        let (define, invoke) = Gen::deferred_park(name, park);
+        self.prelude.extend(define);
+        let visible: Held = self.held.difference(&hidden).copied().collect();
+        let (prelude, code) = self.machine.jump(id, &visible);
+        self.prelude.extend(prelude);
+        quote!({ #invoke #code })
     }
 }
 
@@ -106,64 +115,13 @@ impl VisitMut for JumpFiller<'_, '_> {
             && let Ok(lit) = m.mac.parse_body::<syn::LitInt>()
             && let Ok(id) = lit.base10_parse::<usize>()
         {
-            let hidden = self.hidden_parks(id);
-            let code = if hidden.is_empty() {
-                let (prelude, code) = self.machine.jump(id, self.held);
-                self.prelude.extend(prelude);
-                code
-            } else {
-                let name = format_ident!("__mrtr_park_{}", id);
-                let park = self.machine.park(&hidden, self.held);
-                let (define, invoke) = Gen::deferred_park(name, park);
-                self.prelude.extend(define);
-                let visible: Held = self.held.difference(&hidden).copied().collect();
-                let (prelude, code) = self.machine.jump(id, &visible);
-                self.prelude.extend(prelude);
-                quote!({ #invoke #code })
-            };
+            let code = self.fill(id);
             *expr = syn::parse_quote!(#code);
             return;
         }
         match expr {
             Expr::Closure(_) | Expr::Async(_) => {}
-            Expr::If(e) if matches!(*e.cond, Expr::Let(_)) => {
-                self.visit_expr_mut(&mut e.cond);
-                let names = crate::tool::uses::let_bindings(&e.cond);
-                self.scoped(names, |this| this.visit_block_mut(&mut e.then_branch));
-                if let Some((_, otherwise)) = &mut e.else_branch {
-                    self.visit_expr_mut(otherwise);
-                }
-            }
-            Expr::ForLoop(e) => {
-                self.visit_expr_mut(&mut e.expr);
-                let names = names_of(&e.pat);
-                self.scoped(names, |this| this.visit_block_mut(&mut e.body));
-            }
             _ => visit_mut::visit_expr_mut(self, expr),
         }
     }
-
-    fn visit_block_mut(&mut self, block: &mut syn::Block) {
-        self.scoped(Vec::new(), |this| {
-            for stmt in &mut block.stmts {
-                this.visit_stmt_mut(stmt);
-                if let syn::Stmt::Local(local) = stmt {
-                    let names = names_of(&local.pat);
-                    this.inner.last_mut().expect("scope").extend(names);
-                }
-            }
-        });
-    }
-
-    fn visit_arm_mut(&mut self, arm: &mut syn::Arm) {
-        let names = names_of(&arm.pat);
-        self.scoped(names, |this| visit_mut::visit_arm_mut(this, arm));
-    }
-}
-
-fn names_of(pat: &syn::Pat) -> Vec<String> {
-    crate::tool::patterns::bound_idents(pat)
-        .into_iter()
-        .map(|(i, _)| i.to_string())
-        .collect()
 }

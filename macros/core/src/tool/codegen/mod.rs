@@ -11,7 +11,6 @@ use std::collections::BTreeSet;
 
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
-use syn::visit_mut::{self, VisitMut};
 use syn::{Expr, Type};
 
 use super::ir::*;
@@ -97,9 +96,76 @@ impl Gen<'_> {
     }
     /// The whole lowered body; `open` is the expression that opens the round (`Io`).
     pub fn body_tokens(&self, open: TokenStream) -> TokenStream {
-        let rt = rt();
         let items = &self.body.items;
-        let slots = self
+        let open = attempt(open);
+        let (sources, slots) = (self.refill_sources(), self.slot_decls());
+        let carried = self.carried_tuple();
+        let transfers = self.transfer_decls();
+        let markers = self.body.sites.iter().flat_map(|s| &s.keys).map(|k| {
+            let m = Self::marker(&k.key);
+            quote!(let mut #m = ::core::marker::PhantomData;)
+        });
+        let witnesses = self.plan.typed_by_ask.iter().map(|b| {
+            let witness = format_ident!("__mrtr_ty_{}", b);
+            quote!(let mut #witness = ::core::marker::PhantomData;)
+        });
+        let dispatch = self.dispatch();
+        quote! {
+            #(#items)*
+            let mut __mrtr_io = #open;
+            #(#sources)*
+            #(#slots)*
+            let mut __mrtr_c = #carried;
+            #(#transfers)*
+            #(#markers)*
+            #(#witnesses)*
+            #dispatch
+        }
+    }
+
+    /// The dispatch loop: one arm per program counter value, left with a step's index when an
+    /// answer is missing; then the legacy client is asked and the loop goes on, or the round
+    /// suspends at that step.
+    fn dispatch(&self) -> TokenStream {
+        let rt = rt();
+        let start = self.pc(Arm::Start);
+        let restore = attempt(quote!(__mrtr_io.restore(&mut __mrtr_c, #start)));
+        let arms = self.plan.arms.iter().map(|&arm| self.arm(arm));
+        let no_arm =
+            quote!(_ => return ::core::result::Result::Ok(#rt::Flow::Fail(#rt::no_arm())),);
+        if self.body.sites.is_empty() {
+            // No `ask!`: the start arm only ends by returning, so there is nothing to loop over.
+            return quote! {
+                let __mrtr_pc: u32 = #restore;
+                match __mrtr_pc {
+                    #(#arms)*
+                    #no_arm
+                }
+            };
+        }
+        let ask_live = attempt(quote!(__mrtr_io.ask_live().await));
+        quote! {
+            let mut __mrtr_pc: u32 = #restore;
+            loop {
+                let __mrtr_step: usize = '__mrtr_dispatch: loop {
+                    match __mrtr_pc {
+                        #(#arms)*
+                        #no_arm
+                    }
+                };
+                if __mrtr_io.is_live() {
+                    #ask_live;
+                    __mrtr_pc = __mrtr_io.resume_pc(__mrtr_step);
+                    continue;
+                }
+                return ::core::result::Result::Ok(__mrtr_io.suspend(&mut __mrtr_c, __mrtr_step));
+            }
+        }
+    }
+
+    /// Hoisted slots of the bindings that cross an arm boundary but are never carried.
+    fn slot_decls(&self) -> Vec<TokenStream> {
+        self
             .plan
             .slotted
             .iter()
@@ -116,18 +182,33 @@ impl Gen<'_> {
                 } else {
                     quote_spanned!(span=> let mut #slot = ::core::option::Option::None;)
                 }
-            });
-        let sources = self.plan.refilled.iter().map(|r| {
-            let param = format_ident!("__mrtr_p{}", r.arg);
-            let source = format_ident!("__mrtr_src{}", r.arg);
-            let keep = (!r.from_arguments).then(|| {
-                let kept = format_ident!("__mrtr_keep{}", r.arg);
-                let span = syn::spanned::Spanned::span(&r.ty);
-                quote_spanned!(span=> let #kept = ::core::clone::Clone::clone(&#param);)
-            });
-            quote!(#keep let mut #source = ::core::option::Option::Some(#param);)
-        });
-        // Each carried slot is made where its `Carry` bound is checked, at the user's binding.
+            })
+            .collect()
+    }
+
+    /// For each refilled parameter: the value rmcp extracted, for the first arm that binds it,
+    /// and a copy to clone for later arms (or, for `Parameters<T>`, nothing: it is decoded
+    /// again from the call's arguments).
+    fn refill_sources(&self) -> Vec<TokenStream> {
+        self.plan
+            .refilled
+            .iter()
+            .map(|r| {
+                let param = format_ident!("__mrtr_p{}", r.arg);
+                let source = format_ident!("__mrtr_src{}", r.arg);
+                let keep = (!r.from_arguments).then(|| {
+                    let kept = format_ident!("__mrtr_keep{}", r.arg);
+                    let span = syn::spanned::Spanned::span(&r.ty);
+                    quote_spanned!(span=> let #kept = ::core::clone::Clone::clone(&#param);)
+                });
+                quote!(#keep let mut #source = ::core::option::Option::Some(#param);)
+            })
+            .collect()
+    }
+
+    /// The carried slots, as a tuple (of tuples, past [`TUPLE`]); each made where its `Carry`
+    /// bound is checked, at the user's binding.
+    fn carried_tuple(&self) -> TokenStream {
         let carried: Vec<TokenStream> = self
             .plan
             .carried
@@ -143,14 +224,17 @@ impl Gen<'_> {
                 }
             })
             .collect();
-        let carried = if carried.len() <= TUPLE {
+        if carried.len() <= TUPLE {
             quote!((#(#carried,)*))
         } else {
             let chunks = carried.chunks(TUPLE).map(|chunk| quote!((#(#chunk,)*)));
             quote!((#(#chunks,)*))
-        };
-        let transfers = self
-            .body
+        }
+    }
+
+    /// Transfer slots: the values of opened constructs on their way to the join.
+    fn transfer_decls(&self) -> Vec<TokenStream> {
+        self.body
             .constructs
             .iter()
             .enumerate()
@@ -169,58 +253,8 @@ impl Gen<'_> {
                     quote_spanned!(span=> #rt::transfer_slot(&#spanned);)
                 });
                 quote!(let mut #t = ::core::option::Option::None; #check)
-            });
-        let markers = self.body.sites.iter().flat_map(|s| &s.keys).map(|k| {
-            let m = Self::marker(&k.key);
-            quote!(let mut #m = ::core::marker::PhantomData;)
-        });
-        let witnesses = self.plan.typed_by_ask.iter().map(|b| {
-            let witness = format_ident!("__mrtr_ty_{}", b);
-            quote!(let mut #witness = ::core::marker::PhantomData;)
-        });
-        let open = attempt(open);
-        let start = self.pc(Arm::Start);
-        let restore = attempt(quote!(__mrtr_io.restore(&mut __mrtr_c, #start)));
-        let ask_live = attempt(quote!(__mrtr_io.ask_live().await));
-        let arms = self.plan.arms.iter().map(|&arm| self.arm(arm));
-        let suspended = if self.body.sites.is_empty() {
-            // No `ask!`: the dispatch loop only ends by returning.
-            quote!(match __mrtr_step {})
-        } else {
-            quote! {
-                if __mrtr_io.is_live() {
-                    #ask_live;
-                    __mrtr_pc = __mrtr_io.resume_pc(__mrtr_step);
-                    continue;
-                }
-                return ::core::result::Result::Ok(__mrtr_io.suspend(&mut __mrtr_c, __mrtr_step));
-            }
-        };
-        let step_type = if self.body.sites.is_empty() {
-            quote!(::core::convert::Infallible)
-        } else {
-            quote!(usize)
-        };
-        quote! {
-            #(#items)*
-            let mut __mrtr_io = #open;
-            #(#sources)*
-            #(#slots)*
-            let mut __mrtr_c = #carried;
-            #(#transfers)*
-            #(#markers)*
-            #(#witnesses)*
-            let mut __mrtr_pc: u32 = #restore;
-            loop {
-                let __mrtr_step: #step_type = '__mrtr_dispatch: loop {
-                    match __mrtr_pc {
-                        #(#arms)*
-                        _ => return ::core::result::Result::Ok(#rt::Flow::Fail(#rt::no_arm())),
-                    }
-                };
-                #suspended
-            }
-        }
+            })
+            .collect()
     }
 }
 

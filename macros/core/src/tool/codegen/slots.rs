@@ -94,21 +94,9 @@ impl Gen<'_> {
         quote!(#(#parks)*)
     }
 
-    /// Held bindings a new binding of the same name hides while they are still needed later.
-    pub(super) fn shadowed(
-        &self,
-        defs: &[BindingId],
-        live_out: &Live,
-        held: &Held,
-    ) -> Vec<BindingId> {
-        held.iter()
-            .copied()
-            .filter(|b| !defs.contains(b) && live_out.contains(b))
-            .filter(|&b| {
-                defs.iter()
-                    .any(|&d| self.binding(d).ident == self.binding(b).ident)
-            })
-            .collect()
+    /// Of the bindings the analysis found hidden at a point, those this arm holds.
+    pub(super) fn held_of(hides: &Live, held: &Held) -> Vec<BindingId> {
+        hides.iter().copied().filter(|b| held.contains(b)).collect()
     }
 
     pub(super) fn verbatim_with_parks(
