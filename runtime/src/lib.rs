@@ -22,6 +22,7 @@ mod call;
 mod carry;
 mod era;
 mod error;
+mod live;
 mod machine;
 mod malformed;
 mod runtime;

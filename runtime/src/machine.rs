@@ -471,15 +471,15 @@ impl Io {
         let replies = futures::future::join_all(
             unanswered
                 .iter()
-                .map(|(_, request)| crate::call::send_live(&peer, &version, request, &cancelled)),
+                .map(|(_, request)| crate::live::send_live(&peer, &version, request, &cancelled)),
         )
         .await;
         for ((key, _), reply) in unanswered.into_iter().zip(replies) {
             match reply? {
-                crate::call::LiveReply::Answered(value) => {
+                crate::live::LiveReply::Answered(value) => {
                     self.incoming.insert(key, value);
                 }
-                crate::call::LiveReply::Refused(reason) => {
+                crate::live::LiveReply::Refused(reason) => {
                     self.refused.insert(key, reason);
                 }
             }

@@ -13,21 +13,8 @@ use std::collections::{BTreeSet, HashMap};
 use std::fmt;
 use std::sync::Mutex;
 
-use crate::config::Clock;
-
-/// Stable per continuation token.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct IdempotencyKey(pub [u8; 16]);
-
-impl fmt::Display for IdempotencyKey {
-    /// Lowercase hex, ready to hand to a backend as a string.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for byte in self.0 {
-            write!(f, "{byte:02x}")?;
-        }
-        Ok(())
-    }
-}
+use crate::seal::Clock;
+pub use crate::seal::IdempotencyKey;
 
 /// Records which continuation tokens were already redeemed.
 pub trait ReplayGuard: Send + Sync + 'static {

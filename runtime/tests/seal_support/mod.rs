@@ -45,7 +45,7 @@ pub fn config(ring: KeyRing, mode: StateMode, clock: &TestClock) -> StateConfig 
 }
 
 pub fn sealer(ring: KeyRing, mode: StateMode, clock: &TestClock) -> Sealer {
-    Sealer::from_config(&config(ring, mode, clock)).unwrap()
+    config(ring, mode, clock).sealer().unwrap()
 }
 
 pub fn object(value: Value) -> Map<String, Value> {
