@@ -49,6 +49,15 @@ pub struct Continuation {
     pub carried: Vec<u8>,
 }
 
+impl Continuation {
+    /// The pending asks without a valid answer yet: what the next `input_required` asks for.
+    pub(crate) fn unanswered(&self) -> impl Iterator<Item = (&String, &InputRequest)> {
+        self.pending
+            .iter()
+            .filter(|(key, _)| !self.answered.contains_key(*key))
+    }
+}
+
 /// What a token is bound to: the request it continues and who may present it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Binding {

@@ -339,28 +339,19 @@ fn emit(
     });
 
     let local = machine.local && kind != Kind::Resource;
-    let (call_ty, respond, response) = match kind {
+    let respond = if local {
+        quote!(respond_local)
+    } else {
+        quote!(respond)
+    };
+    let (call_ty, response) = match kind {
         Kind::Tool => (
             quote!(ToolCall),
-            if local {
-                quote!(tool_response_local)
-            } else {
-                quote!(tool_response)
-            },
             quote!(::mrtr::__private::rmcp::model::CallToolResponse),
         ),
-        Kind::Prompt => (
-            quote!(PromptCall),
-            if local {
-                quote!(prompt_response_local)
-            } else {
-                quote!(prompt_response)
-            },
-            quote!(::mrtr::__private::PromptOutcome),
-        ),
+        Kind::Prompt => (quote!(PromptCall), quote!(::mrtr::__private::PromptOutcome)),
         Kind::Resource => (
             quote!(ResourceCall),
-            quote!(resource_response),
             quote!(::mrtr::__private::rmcp::model::ReadResourceResponse),
         ),
     };
@@ -417,7 +408,7 @@ fn emit(
         #vis fn #name(#receiver_param __mrtr_call: ::mrtr::__private::#call_ty, #(#thin_params),*) -> #returned {
             let __mrtr_body: #body_future =
                 ::std::boxed::Box::pin(Self::#body_fn(#receiver_arg __mrtr_call, #(#forwarded),*));
-            ::mrtr::__private::#respond::<#ret>(__mrtr_body)
+            ::mrtr::__private::#respond::<#ret, _>(__mrtr_body)
         }
 
         #[doc(hidden)]
