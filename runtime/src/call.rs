@@ -1,9 +1,10 @@
-//! Where rmcp hands a request to a lowered handler: the injected extractors, era selection and
-//! opening the incoming state. The legacy server-initiated requests are in `live`.
+//! Where rmcp hands a request to a lowered handler: the injected extractors (the call itself,
+//! [`Principal`], [`StepKey`]), era selection and opening the incoming state. The legacy server-initiated requests are in `live`.
 
 use std::collections::BTreeMap;
+use std::sync::{Arc, OnceLock};
 
-use rmcp::handler::server::common::FromContextPart;
+use rmcp::handler::server::common::{AsRequestContext, FromContextPart};
 use rmcp::handler::server::prompt::PromptContext;
 use rmcp::handler::server::tool::ToolCallContext;
 use rmcp::model::JsonObject;
@@ -16,9 +17,8 @@ use crate::capability::ClientCaps;
 use crate::era::Era;
 use crate::error::MrtrError;
 use crate::machine::{Handler, Io};
-use crate::replay::StepKey;
 use crate::runtime::Runtime;
-use crate::seal::Binding;
+use crate::seal::{Binding, IdempotencyKey};
 
 /// The authenticated subject of a request, bound into every continuation it mints.
 ///
@@ -28,6 +28,36 @@ use crate::seal::Binding;
 /// refreshed token must not break a dialogue in progress.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Principal(pub String);
+
+/// The idempotency key of the continuation a round resumes, for handlers to hand to their
+/// backend: a duplicated retry presents the same `requestState` and so the same key.
+///
+/// Take it as a handler parameter. It is filled in once the incoming state has passed every
+/// check, before the body runs; it is `None` on a first round and on legacy sessions, where
+/// nothing is replayed.
+#[derive(Clone, Debug, Default)]
+pub struct StepKey(Arc<OnceLock<IdempotencyKey>>);
+
+impl StepKey {
+    pub fn get(&self) -> Option<IdempotencyKey> {
+        self.0.get().copied()
+    }
+
+    pub(crate) fn set(&self, key: IdempotencyKey) {
+        let _ = self.0.set(key);
+    }
+}
+
+impl<C: AsRequestContext> FromContextPart<C> for StepKey {
+    fn from_context_part(context: &mut C) -> Result<Self, ErrorData> {
+        Ok(context
+            .as_request_context()
+            .extensions
+            .get::<StepKey>()
+            .cloned()
+            .unwrap_or_default())
+    }
+}
 
 /// One round's MRTR parameters, for request kinds whose rmcp context does not carry them.
 ///
@@ -88,6 +118,7 @@ impl ResourceCall {
         }
     }
 
+    #[doc(hidden)]
     pub fn open(self, handler: &'static Handler) -> Result<Io, MrtrError> {
         self.request.open(handler)
     }
@@ -148,6 +179,7 @@ impl ToolCall {
 }
 
 impl PromptCall {
+    #[doc(hidden)]
     pub fn open(self, handler: &'static Handler) -> Result<Io, MrtrError> {
         self.request.open(handler)
     }

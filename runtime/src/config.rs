@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use crate::error::{MrtrError, config_error};
 use crate::seal::Sealer;
-pub use crate::seal::{Clock, KeyRing, StateKey, StateMode};
+pub use crate::seal::{Clock, KeyRing, MAX_KID_LEN, MIN_KEY_BYTES, StateKey, StateMode};
 
 pub const KEYS_VAR: &str = "MRTR_STATE_KEYS";
 pub const TTL_VAR: &str = "MRTR_STATE_TTL";
@@ -162,8 +162,7 @@ impl StateConfig {
 
 impl StateConfig {
     /// The sealer these settings describe, once they pass [`StateConfig::validate`].
-    #[doc(hidden)]
-    pub fn sealer(&self) -> Result<Sealer, MrtrError> {
+    pub(crate) fn sealer(&self) -> Result<Sealer, MrtrError> {
         self.validate()?;
         Ok(Sealer::new(
             &self.keys,

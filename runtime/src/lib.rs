@@ -3,43 +3,51 @@
 //! A handler marked `#[mrtr_tool]` keeps its legacy shape: each awaited elicitation, sampling or
 //! roots call becomes an [`ask!`] point. The macro lowers the body into a resumable state machine;
 //! this crate runs it. On a 2026-07-28 request a suspension becomes an `input_required` result whose
-//! `requestState` is a sealed continuation ([`seal`]); on a legacy session each ask is sent to the
-//! client as a real server-initiated request and awaited in place.
+//! `requestState` is a sealed continuation (keys and lifetime in [`config`], single use in
+//! [`replay`]); on a legacy session each ask is sent to the client as a real server-initiated
+//! request and awaited in place.
+//!
+//! What a server uses is at the crate root, plus four topic modules: [`config`] (how
+//! continuations are sealed), [`replay`] (single use, idempotency keys), [`limits`] and
+//! [`prescan`] (what is refused before decoding), and [`allowed_roots`] (roots from
+//! configuration). The rest is the runtime's own.
 
 pub mod allowed_roots;
-pub mod answer;
-pub mod bind;
-pub mod capability;
 pub mod config;
-pub mod elicit;
 pub mod limits;
 pub mod prescan;
 pub mod replay;
-pub mod request;
-pub mod seal;
 
+mod answer;
+mod bind;
 mod call;
+mod capability;
 mod carry;
+mod elicit;
 mod era;
 mod error;
 mod live;
 mod machine;
 mod malformed;
+mod request;
 mod runtime;
+mod seal;
 mod strict;
 
 pub use answer::Answer;
-pub use call::{Principal, ResourceCall, RoundInput, get_prompt};
+pub use call::{Principal, ResourceCall, StepKey, get_prompt};
 pub use capability::ClientCaps;
 pub use elicit::Elicit;
-pub use era::Era;
 pub use error::MrtrError;
 pub use machine::{Handler, StepInfo};
 pub use mrtr_macros::{Elicit, mrtr_tool};
-pub use replay::StepKey;
 pub use request::{Ask, elicit, elicit_url, elicit_with_schema, roots, sample};
 pub use runtime::Runtime;
 pub use strict::StrictParams;
+
+// Unit tests derive `Elicit`, whose expansion names `::mrtr`.
+#[cfg(test)]
+extern crate self as mrtr;
 
 /// Everything a ported handler usually needs.
 pub mod prelude {
@@ -126,6 +134,19 @@ pub mod __private_v0_1_0 {
     /// write `elicit::<T>(..)` without importing it.
     pub mod requests {
         pub use crate::request::{elicit, elicit_url, elicit_with_schema, roots, sample};
+    }
+}
+
+/// What `benches/seal.rs` measures, reachable from outside the crate. Not a public API.
+#[doc(hidden)]
+pub mod __bench {
+    pub use crate::bind::bind_digest;
+    pub use crate::request::{InputMethod, InputRequest};
+    pub use crate::seal::{Binding, Continuation, Sealer};
+
+    /// The sealer a configuration describes, as a [`crate::Runtime`] builds it.
+    pub fn sealer(config: &crate::config::StateConfig) -> Result<Sealer, crate::MrtrError> {
+        config.sealer()
     }
 }
 

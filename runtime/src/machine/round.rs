@@ -387,9 +387,9 @@ mod tests {
     use super::*;
     use crate::bind::BindDigest;
     use crate::carry::{Slot, slot};
+    use crate::config::KeyRing;
     use crate::config::StateConfig;
     use crate::machine::StepInfo;
-    use crate::seal::keyring::KeyRing;
 
     static HANDLER: Handler = Handler {
         path: "tests::handler",

@@ -21,12 +21,12 @@ use crate::request::InputRequest;
 mod cipher;
 mod claims;
 mod clock;
-pub mod keyring;
+mod keyring;
 mod mode;
 mod token;
 
 pub use clock::Clock;
-pub use keyring::{KeyRing, StateKey};
+pub use keyring::{KeyRing, MAX_KID_LEN, MIN_KEY_BYTES, StateKey};
 pub use mode::StateMode;
 
 use cipher::KeyMaterial;
@@ -307,3 +307,6 @@ fn audience_hash(audience: &str) -> [u8; AUDIENCE_LEN] {
 fn rejected(reason: String) -> MrtrError {
     MrtrError::RejectedState(reason)
 }
+
+#[cfg(test)]
+mod tests;

@@ -1,16 +1,14 @@
 //! `MRTR_STATE_*` parsing: good values configure the sealer, bad ones fail with a clear message.
 
-mod seal_support;
-
 use std::collections::HashMap;
 use std::time::Duration;
 
+use super::*;
+use crate::MrtrError;
+use crate::config::{DEFAULT_MAX_BYTES, DEFAULT_TTL, StateConfig, StateMode};
 use base64::Engine as _;
 use base64::engine::general_purpose::{STANDARD, URL_SAFE, URL_SAFE_NO_PAD};
-use mrtr::MrtrError;
-use mrtr::config::{DEFAULT_MAX_BYTES, DEFAULT_TTL, StateConfig, StateMode};
 use proptest::prelude::*;
-use seal_support::*;
 
 fn from(vars: &[(&str, &str)]) -> Result<StateConfig, MrtrError> {
     let vars: HashMap<String, String> = vars
@@ -43,7 +41,7 @@ fn the_first_key_seals_and_every_key_opens() {
     // A k1 token (minted before the rotation) opens under the parsed ring.
     let clock = TestClock::new();
     let old = sealer(
-        mrtr::config::KeyRing::new(mrtr::config::StateKey::new("k1", vec![1; 48]).unwrap()),
+        crate::config::KeyRing::new(crate::config::StateKey::new("k1", vec![1; 48]).unwrap()),
         StateMode::Aead,
         &clock,
     );

@@ -1,18 +1,16 @@
 //! `Sealer::open` refuses a valid token presented in the wrong context, and rotation works.
 
-mod seal_support;
-
 use std::time::Duration;
 
-use mrtr::MrtrError;
-use mrtr::bind::bind_digest;
-use mrtr::config::{KeyRing, StateConfig, StateMode};
-use mrtr::replay::{InMemoryReplayGuard, ReplayGuard};
-use mrtr::seal::Binding;
-use seal_support::*;
+use super::*;
+use crate::MrtrError;
+use crate::bind::bind_digest;
+use crate::config::{KeyRing, StateConfig, StateMode};
+use crate::replay::{InMemoryReplayGuard, ReplayGuard};
+use crate::seal::Binding;
 use serde_json::json;
 
-fn reason(result: Result<mrtr::seal::Opened, MrtrError>) -> String {
+fn reason(result: Result<crate::seal::Opened, MrtrError>) -> String {
     match result {
         Err(MrtrError::RejectedState(reason)) => reason,
         Err(other) => panic!("expected a requestState rejection, got {other:?}"),
@@ -393,7 +391,7 @@ fn the_idempotency_key_is_stable_per_token_and_distinct_across_tokens() {
         assert_eq!(a, a_again);
         assert_ne!(a, b);
         // Another instance with the same keys computes the same key for the same token.
-        let peer = seal_support::sealer(KeyRing::new(key("k1", 1)), mode, &clock);
+        let peer = super::sealer(KeyRing::new(key("k1", 1)), mode, &clock);
         assert_eq!(
             peer.open(&first, &deploy_binding())
                 .unwrap()
@@ -430,8 +428,8 @@ fn configuration_errors_are_reported_not_panicked() {
             "{config:?}"
         );
     }
-    assert!(mrtr::config::StateKey::new("k1", vec![0; 31]).is_err());
-    assert!(mrtr::config::StateKey::new("bad kid", vec![0; 32]).is_err());
+    assert!(crate::config::StateKey::new("k1", vec![0; 31]).is_err());
+    assert!(crate::config::StateKey::new("bad kid", vec![0; 32]).is_err());
     assert!(KeyRing::new(key("k1", 1)).accept(key("k1", 2)).is_err());
 }
 
