@@ -135,8 +135,11 @@ impl StateConfig {
         Ok(config)
     }
 
-    /// Rejects values no deployment should run with; called again by [`StateConfig::sealer`],
-    /// so programmatic configurations get the same checks as the environment.
+    /// Rejects values no deployment should run with; called again when a [`Runtime`] is built
+    /// from this configuration, so programmatic configurations get the same checks as the
+    /// environment.
+    ///
+    /// [`Runtime`]: crate::Runtime
     pub fn validate(&self) -> Result<(), MrtrError> {
         if self.audience.trim().is_empty() {
             return Err(config_error(

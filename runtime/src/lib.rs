@@ -51,8 +51,10 @@ extern crate self as mrtr;
 
 /// Everything a ported handler usually needs.
 pub mod prelude {
-    pub use crate::request::{elicit, elicit_url, elicit_with_schema, roots, sample};
-    pub use crate::{Answer, ClientCaps, Elicit, ask, mrtr_tool};
+    pub use crate::{
+        Answer, ClientCaps, Elicit, ask, elicit, elicit_url, elicit_with_schema, mrtr_tool, roots,
+        sample,
+    };
 }
 
 /// Marks a suspension point inside a `#[mrtr_tool]` handler.

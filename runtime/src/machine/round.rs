@@ -22,7 +22,7 @@ use crate::request::{Ask, InputRequest};
 use crate::runtime::Runtime;
 use crate::seal::{Binding, Continuation};
 
-use super::handler::Handler;
+use super::handler::{Handler, StepInfo};
 use super::lift::Flow;
 use super::suspension::Suspension;
 
@@ -331,37 +331,10 @@ impl Io {
             Mode::Modern { runtime, .. } => runtime.sealer.max_bytes(),
             Mode::Live { .. } => usize::MAX,
         };
-        let mut carried = Vec::new();
-        let mut failure = None;
-        each_selected(slots, info.mask, |i, slot| {
-            let name = info.carried.get(i).copied().unwrap_or("?");
-            match slot.save(&mut carried) {
-                _ if failure.is_some() => {}
-                Ok(true) if carried.len().saturating_mul(4) / 3 > cap => {
-                    failure = Some(MrtrError::StateTooLarge(format!(
-                        "the locals step `{}` carries are {} bytes once `{name}` is saved, \
-                         over the cap of {cap} bytes for the whole requestState; carry ids \
-                         instead of payloads, or raise MRTR_STATE_MAX_BYTES",
-                        info.name,
-                        carried.len()
-                    )))
-                }
-                Ok(true) => {}
-                Ok(false) => {
-                    failure = Some(MrtrError::Internal(format!(
-                        "mrtr lowering bug: slot `{name}` is empty at suspension"
-                    )))
-                }
-                Err(e) => {
-                    failure = Some(MrtrError::Internal(format!(
-                        "cannot encode carried local `{name}`: {e}"
-                    )))
-                }
-            }
-        });
-        if let Some(error) = failure {
-            return Flow::Fail(error);
-        }
+        let carried = match save_carried(slots, info, cap) {
+            Ok(carried) => carried,
+            Err(error) => return Flow::Fail(error),
+        };
         let fingerprint = step_fingerprint(info.layout, slots, info.mask);
         let Mode::Modern { runtime, binding } = self.mode else {
             return Flow::Fail(MrtrError::Internal("a legacy round suspended".into()));
@@ -382,13 +355,49 @@ impl Io {
     }
 }
 
+/// The locals step `info` carries, encoded in its slot order; refused once their base64 form
+/// alone is past `cap`, before the remaining locals are encoded.
+fn save_carried(slots: &mut impl Slots, info: &StepInfo, cap: usize) -> Result<Vec<u8>, MrtrError> {
+    let mut carried = Vec::new();
+    let mut failure = None;
+    each_selected(slots, info.mask, |i, slot| {
+        let name = info.carried.get(i).copied().unwrap_or("?");
+        match slot.save(&mut carried) {
+            _ if failure.is_some() => {}
+            Ok(true) if carried.len().saturating_mul(4) / 3 > cap => {
+                failure = Some(MrtrError::StateTooLarge(format!(
+                    "the locals step `{}` carries are {} bytes once `{name}` is saved, \
+                     over the cap of {cap} bytes for the whole requestState; carry ids \
+                     instead of payloads, or raise MRTR_STATE_MAX_BYTES",
+                    info.name,
+                    carried.len()
+                )))
+            }
+            Ok(true) => {}
+            Ok(false) => {
+                failure = Some(MrtrError::Internal(format!(
+                    "mrtr lowering bug: slot `{name}` is empty at suspension"
+                )))
+            }
+            Err(e) => {
+                failure = Some(MrtrError::Internal(format!(
+                    "cannot encode carried local `{name}`: {e}"
+                )))
+            }
+        }
+    });
+    match failure {
+        Some(error) => Err(error),
+        None => Ok(carried),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::bind::BindDigest;
     use crate::carry::{Slot, slot};
-    use crate::config::KeyRing;
-    use crate::config::StateConfig;
+    use crate::config::{KeyRing, StateConfig};
     use crate::machine::StepInfo;
 
     static HANDLER: Handler = Handler {
