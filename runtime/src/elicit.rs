@@ -1,7 +1,7 @@
 //! Types that can be asked for with a flat elicitation form.
 //!
 //! `#[derive(mrtr::Elicit)]` on a struct with named fields builds the restricted
-//! `requestedSchema` of protocol.md §4.1 from the Rust type; on a unit-only enum it makes the
+//! `requestedSchema` of the spec's elicitation section (`ElicitRequestFormParams`) from the Rust type; on a unit-only enum it makes the
 //! enum usable as a single-select field (and, in a `Vec`, a multi-select). The generated code
 //! reaches this module only through the runtime's private path for generated code (`__private_v*::derive_elicit`).
 
@@ -305,7 +305,7 @@ pub mod __derive_support {
 
 /// Checks accepted form content against the `requestedSchema` it answers.
 ///
-/// Servers SHOULD validate returned data (protocol.md §4.1), and clients need not enforce the
+/// Servers SHOULD validate returned data (spec, elicitation: "servers SHOULD validate"), and clients need not enforce the
 /// schema's bounds, so a `maximum`, a `minLength` or a `format` is checked here rather than
 /// trusted. Only the restricted keywords of a flat form are read; properties the schema does
 /// not name are left to the decoder (which ignores them).
