@@ -11,6 +11,7 @@ use syn::{Block, Expr, Ident, Pat, Stmt, Type};
 
 mod build;
 mod exposed;
+mod hoist;
 
 pub use build::build;
 
