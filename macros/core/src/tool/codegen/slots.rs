@@ -99,6 +99,26 @@ impl Gen<'_> {
         hides.iter().copied().filter(|b| held.contains(b)).collect()
     }
 
+    /// Whether a `mut` binding among `defs` leaves its arm in a slot: its `mut` is needed by
+    /// the straight-line code, but the mutation may happen in another arm, after the value is
+    /// taken out again, where rustc cannot see it from here.
+    pub(super) fn split_mut(&self, defs: &[BindingId]) -> bool {
+        defs.iter()
+            .any(|&b| self.binding(b).mutable && self.plan.slotted.contains(&b))
+    }
+
+    /// The user's `let` with `#[allow(unused_mut)]` where [`Self::split_mut`] says its `mut`
+    /// only matters in another arm; that lint and nothing else, on that statement alone.
+    pub(super) fn allow_split_mut(&self, stmt: syn::Stmt, defs: &[BindingId]) -> syn::Stmt {
+        match stmt {
+            syn::Stmt::Local(mut local) if self.split_mut(defs) => {
+                local.attrs.push(syn::parse_quote!(#[allow(unused_mut)]));
+                syn::Stmt::Local(local)
+            }
+            other => other,
+        }
+    }
+
     pub(super) fn verbatim_with_parks(
         &self,
         stmt: syn::Stmt,
