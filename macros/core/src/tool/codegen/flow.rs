@@ -55,7 +55,7 @@ impl Gen<'_> {
                     let (prelude, stmt) = self.fill_jumps(stmt.clone(), &held);
                     let hidden = Self::held_of(&node.hides, &held);
                     out.extend(prelude);
-                    let stmt = self.allow_split_mut(stmt, &node.defs);
+                    let stmt = self.allow_split_mut(stmt, node);
                     out.extend(self.verbatim_with_parks(stmt, &hidden, &held));
                     out.extend(node.defs.iter().filter_map(|&b| self.type_witness(b)));
                     for b in hidden {
@@ -294,7 +294,7 @@ impl Gen<'_> {
             held.remove(b);
         }
         held.extend(node.defs.iter().copied());
-        let allow = self.split_mut(&node.defs).then(|| quote!(#[allow(unused_mut)]));
+        let allow = self.split_mut(node).then(|| quote!(#[allow(unused_mut)]));
         let binding = match (park.is_empty(), diverge) {
             (true, diverge) => quote!(#allow let #pat = #value #diverge;),
             // Parked once the pattern matched, through a macro defined while they are in scope

@@ -234,6 +234,12 @@ impl Builder<'_> {
             }
         }
 
+        let mut split = false;
+        for node in self.body.frames[id].stmts.iter_mut().rev() {
+            node.split_after = split;
+            split |= !matches!(node.kind, NodeKind::Verbatim(_));
+        }
+
         if let Some(mut expr) = tail {
             reject_misplaced(&expr, self.errors);
             let mut kills = Live::new();
