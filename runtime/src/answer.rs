@@ -179,9 +179,9 @@ fn truncated(text: &str) -> &str {
 }
 
 #[cfg(test)]
-mod decode_tests;
+mod attacker_input_tests;
 #[cfg(test)]
-mod proptests;
+mod decode_tests;
 
 #[cfg(test)]
 mod tests {

@@ -13,7 +13,7 @@ use serde_json::Value;
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not an elicitation form",
     label = "`elicit::<{Self}>` needs a form type here",
-    note = "derive `mrtr::Elicit` on a struct with named fields, or pass a hand-built schema to `mrtr::request::elicit_with_schema`"
+    note = "derive `mrtr::Elicit` on a struct with named fields, or pass a hand-built schema to `mrtr::elicit_with_schema`"
 )]
 pub trait Elicit: DeserializeOwned {
     /// The restricted `requestedSchema` (`{"type":"object","properties":..,"required":..}`).

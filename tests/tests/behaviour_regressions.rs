@@ -294,11 +294,11 @@ impl Regressions {
     ) -> Result<CallToolResult, ErrorData> {
         self.effects.record("start");
         let label = match ask!(pick: elicit::<Confirm>("Pick?")) {
-            Answer::Accept(Confirm { ok: true }) => "picked",
-            Answer::Accept(_) => "not picked",
+            Answer::Accept(Confirm { ok: true }) => String::from("picked"),
+            Answer::Accept(_) => String::from("not picked"),
             Answer::Decline | Answer::Cancel => return Ok(reply("dismissed")),
         };
-        self.effects.record(label);
+        self.effects.record(label.clone());
         if let Answer::Accept(Confirm { ok }) =
             ask!(second: elicit::<Confirm>(format!("Second after {label}?")))
         {
