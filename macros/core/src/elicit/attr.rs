@@ -162,8 +162,10 @@ pub(crate) fn reject_container_attrs(attrs: &[Attribute], errors: &mut Errors) {
     }
 }
 
+/// A number literal, possibly negative: as an attribute value syn reads `-1` as one (negative)
+/// literal, inside a list as `-` applied to a literal; both mean the same.
 fn number(expr: &Expr) -> syn::Result<Number> {
-    let (negative, lit) = match expr {
+    let (negated, lit) = match expr {
         Expr::Unary(ExprUnary {
             op: UnOp::Neg(_),
             expr,
@@ -171,42 +173,46 @@ fn number(expr: &Expr) -> syn::Result<Number> {
         }) => (true, &**expr),
         other => (false, other),
     };
-    let sign = if negative { -1.0 } else { 1.0 };
-    match lit {
+    let (digits, fractional) = match lit {
         Expr::Lit(ExprLit {
             lit: Lit::Int(int), ..
-        }) => {
-            let magnitude: u64 = int.base10_parse()?;
-            let json = if negative {
-                let value = i64::try_from(magnitude).map(|m| -m).map_err(|_| {
-                    syn::Error::new_spanned(expr, "this integer does not fit in 64 bits")
-                })?;
-                quote!(#value)
-            } else {
-                quote!(#magnitude)
-            };
-            Ok(Number {
-                value: sign * magnitude as f64,
-                fractional: false,
-                json,
-            })
-        }
+        }) => (int.base10_digits(), false),
         Expr::Lit(ExprLit {
             lit: Lit::Float(float),
             ..
-        }) => {
-            let value = sign * float.base10_parse::<f64>()?;
-            Ok(Number {
-                value,
-                fractional: true,
-                json: quote!(#value),
-            })
+        }) => (float.base10_digits(), true),
+        _ => {
+            return Err(syn::Error::new_spanned(
+                expr,
+                "expected a number literal, such as `0`, `-1` or `2.5`",
+            ));
         }
-        _ => Err(syn::Error::new_spanned(
-            expr,
-            "expected a number literal, such as `0`, `-1` or `2.5`",
-        )),
+    };
+    let negative = negated != digits.starts_with('-');
+    let digits = digits.trim_start_matches('-');
+    let invalid = || syn::Error::new_spanned(expr, "this number does not fit in 64 bits");
+    if fractional {
+        let magnitude: f64 = digits.parse().map_err(|_| invalid())?;
+        let value = if negative { -magnitude } else { magnitude };
+        return Ok(Number {
+            value,
+            fractional: true,
+            json: quote!(#value),
+        });
     }
+    let magnitude: u64 = digits.parse().map_err(|_| invalid())?;
+    let json = if negative {
+        let value = i64::try_from(magnitude).map(|m| -m).map_err(|_| invalid())?;
+        quote!(#value)
+    } else {
+        quote!(#magnitude)
+    };
+    let value = magnitude as f64;
+    Ok(Number {
+        value: if negative { -value } else { value },
+        fractional: false,
+        json,
+    })
 }
 
 fn default_value(expr: &Expr) -> syn::Result<DefaultValue> {

@@ -156,3 +156,17 @@ fn doc_comment_paragraphs_become_one_description() {
         "{out}"
     );
 }
+
+#[test]
+fn negative_bounds_and_defaults_are_numbers() {
+    let out = expand(quote! {
+        struct Offsets {
+            #[elicit(min = -10, max = -1, default = -2)]
+            offset: i32,
+            #[elicit(min = -0.5)]
+            ratio: f64,
+        }
+    });
+    assert!(!out.contains("compile_error"), "{out}");
+    assert!(out.contains("- 2i64") || out.contains("-2i64"), "{out}");
+}
