@@ -17,6 +17,8 @@ pub mod prescan;
 pub mod replay;
 pub mod request;
 pub mod seal;
+#[cfg(feature = "testing")]
+pub mod testing;
 
 mod call;
 mod carry;

@@ -6,7 +6,7 @@
 #![allow(deprecated)] // sampling and roots are deprecated by SEP-2577 but still part of 2026-07-28
 
 use mrtr::{Answer, ask, mrtr_tool};
-use mrtr_tests::harness::*;
+use mrtr::testing::*;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{CallToolResult, ContentBlock};
 use rmcp::service::ServiceError;

@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use mrtr::{Answer, ask, mrtr_tool};
-use mrtr_tests::harness::*;
+use mrtr::testing::*;
 use rmcp::model::{
     CallToolRequest, CallToolResult, CancelledNotificationParam, ClientConfig, ClientRequest,
     ContentBlock, ElicitRequestParams, ElicitResult, Implementation, RequestId,

@@ -5,7 +5,7 @@
 #![allow(deprecated)] // sampling is deprecated by SEP-2577 but still part of the protocol
 
 use mrtr::{Answer, ask, mrtr_tool};
-use mrtr_tests::harness::*;
+use mrtr::testing::*;
 use rmcp::model::{
     CallToolResult, ContentBlock, CreateMessageRequestParams, SamplingMessage, Tool,
 };

@@ -3,8 +3,8 @@
 
 use mrtr_examples::ops::Ops;
 use mrtr_examples::servers::release_notes::Releaser;
-use mrtr_tests::harness::client::{Caps, Reply, ScriptedClient, accept, text};
-use mrtr_tests::harness::session::{
+use mrtr::testing::{Caps, Reply, ScriptedClient, accept, text};
+use mrtr::testing::{
     ERAS, Era, connect, expect_complete, expect_input_required, text_of,
 };
 use serde_json::{Value, json};

@@ -3,8 +3,8 @@
 
 use mrtr::allowed_roots::AllowedRoots;
 use mrtr_examples::servers::repo_tools::RepoTools;
-use mrtr_tests::harness::client::{Caps, ScriptedClient};
-use mrtr_tests::harness::session::{ERAS, connect, text_of};
+use mrtr::testing::{Caps, ScriptedClient};
+use mrtr::testing::{ERAS, connect, text_of};
 use serde_json::json;
 
 struct Workspace(std::path::PathBuf);

@@ -2,7 +2,7 @@
 //! messages, in both eras; code before the ask runs once.
 
 use mrtr::{Answer, ask, mrtr_tool};
-use mrtr_tests::harness::*;
+use mrtr::testing::*;
 use rmcp::handler::server::router::prompt::PromptRouter;
 use rmcp::model::{
     GetPromptRequestParams, GetPromptResponse, GetPromptResult, ListPromptsResult,

@@ -3,7 +3,7 @@
 //! the continuation is bound to the URI.
 
 use mrtr::{Answer, ResourceCall, ask, mrtr_tool};
-use mrtr_tests::harness::*;
+use mrtr::testing::*;
 use rmcp::model::{
     ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ResourceContents,
     ServerCapabilities, ServerConfig,

@@ -3,7 +3,7 @@
 //! `Err` becomes an error result — through a suspension, in both eras.
 
 use mrtr::{Answer, ask, mrtr_tool};
-use mrtr_tests::harness::*;
+use mrtr::testing::*;
 use rmcp::model::{CallToolResult, ContentBlock};
 use rmcp::{ErrorData, Json, schemars, tool, tool_router};
 use serde::{Deserialize, Serialize};

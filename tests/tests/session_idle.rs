@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use mrtr::prescan::Prescan;
 use mrtr::{Answer, ask, mrtr_tool};
-use mrtr_tests::harness::*;
+use mrtr::testing::*;
 use mrtr_tests::heap::{Counting, live};
 use rmcp::model::{CallToolResult, ContentBlock};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;

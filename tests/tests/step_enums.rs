@@ -3,7 +3,7 @@
 //! router still registers the lowered tool, which runs the same on both eras.
 
 use mrtr::{Answer, ask, mrtr_tool};
-use mrtr_tests::harness::*;
+use mrtr::testing::*;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{CallToolResult, ContentBlock};
 use rmcp::{ErrorData, schemars, tool, tool_router};

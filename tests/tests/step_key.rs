@@ -5,7 +5,7 @@
 use std::sync::{Arc, Mutex};
 
 use mrtr::{StepKey, ask, mrtr_tool};
-use mrtr_tests::harness::*;
+use mrtr::testing::*;
 use rmcp::model::{CallToolResult, ContentBlock};
 use rmcp::{ErrorData, tool, tool_router};
 use serde_json::json;

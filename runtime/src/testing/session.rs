@@ -4,8 +4,10 @@ use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, InputRequiredResult, JsonObject,
     ProtocolVersion,
 };
-use rmcp::service::{ClientLifecycleMode, RoleClient, RunningService, ServiceError};
-use rmcp::{ClientServiceExt, ServerHandler, ServiceExt};
+use rmcp::service::{
+    ClientLifecycleMode, RoleClient, RoleServer, RunningService, Service, ServiceError,
+};
+use rmcp::{ClientServiceExt, ServiceExt};
 use serde_json::Value;
 use tokio::task::JoinHandle;
 
@@ -20,18 +22,25 @@ pub enum Era {
     Legacy,
 }
 
+/// Both eras, 2026-07-28 first.
 pub const ERAS: [Era; 2] = [Era::Modern, Era::Legacy];
 
 /// A connected pair. Dropping it cancels the client; the server task ends with the transport.
 pub struct Session {
+    /// The era this session speaks.
     pub era: Era,
+    /// The scripted client (clones share its record).
     pub client: ScriptedClient,
     running: RunningService<RoleClient, ScriptedClient>,
     server: JoinHandle<()>,
 }
 
-/// Serves `server` on one end of a duplex and connects `client` to the other in `era`.
-pub async fn connect<H: ServerHandler>(server: H, client: ScriptedClient, era: Era) -> Session {
+/// Serves `server` on one end of a duplex and connects `client` to the other in `era`: rmcp's
+/// real server and client, in-process. `server` is any rmcp `ServerHandler`, or a [`Recorded`]
+/// one.
+///
+/// [`Recorded`]: super::Recorded
+pub async fn connect<H: Service<RoleServer>>(server: H, client: ScriptedClient, era: Era) -> Session {
     let (server_end, client_end) = tokio::io::duplex(1 << 16);
     let server = tokio::spawn(async move {
         // A failed start shows up on the client side as a failed connect; nothing to add here.
@@ -146,6 +155,7 @@ impl Session {
         self.running.peer()
     }
 
+    /// Closes the client and waits for the server to stop.
     pub async fn close(self) {
         let _ = self.running.cancel().await;
         let _ = self.server.await;

@@ -1,0 +1,55 @@
+//! Test kit for ported tools (feature `testing`; add `mrtr = { .., features = ["testing"] }` to
+//! your `[dev-dependencies]`).
+//!
+//! Everything runs in-process: your rmcp server on one end of a `tokio::io::duplex`, rmcp's real
+//! client on the other, on either [`Era`]: [`Era::Modern`] (2026-07-28: `server/discover`,
+//! `input_required` rounds, sealed `requestState`) or [`Era::Legacy`] (`initialize`: every ask is
+//! a live server-to-client request). The client is a [`ScriptedClient`]: you script its answers
+//! per ask key, or by the question's text, or with a closure.
+//!
+//! - [`run`] / [`run_both`] / [`run_fresh`]: one whole call in one era, in both, or on
+//!   2026-07-28 with every round on a freshly constructed server; the [`Run`] holds the result,
+//!   the rounds, the keys asked and the effect log, with assertions on each.
+//! - [`connect`] and [`Session`]: a connected pair for tools, prompts and resources, whole calls
+//!   or raw rounds ([`Session::round`]) for wire-level checks.
+//!
+//! # The server factory and the effect log
+//!
+//! The kit builds your server itself, as often as it needs (one per run, or one per round), from
+//! a factory `Fn(Effects) -> impl ServerHandler`. [`Effects`] is the effect log your test
+//! supplies: have your handlers (or your fake back end) [`record`](Effects::record) what they
+//! did, or [`watch`](Effects::watch) a log your server already keeps. Every server the kit builds
+//! runs with the kit's own runtime ([`test_runtime`]: one fixed key, so a token sealed by one
+//! instance opens on the next), whatever runtime your server would install.
+//!
+//! # Legacy sessions: naming a live request
+//!
+//! On 2026-07-28 each ask arrives with its key. On a legacy session it is a real
+//! `elicitation/create`, `sampling/createMessage` or `roots/list` request, and the key is not on
+//! the wire. The scripted client names it, in this order:
+//!
+//! 1. by message: [`ScriptedClient::legacy_message`]`("target_env", "which environment")` names
+//!    every live request whose text contains the needle;
+//! 2. by the order of asks of a 2026-07-28 run of the same call ([`run_both`] runs 2026-07-28
+//!    first and hands its asks to the legacy client, [`ScriptedClient::legacy_order_from`]): the
+//!    next unused ask of the same method with the same text, else the next unused ask of the
+//!    same method;
+//! 3. by elimination: if exactly one key is scripted with answers of the request's kind, that key.
+//!
+//! A request the client cannot name is answered only by text rules ([`ScriptedClient::on_elicit`]
+//! ..) and otherwise fails with an error naming it. [`Received::ask_key`] shows the name given.
+pub mod client;
+mod legacy_names;
+pub mod run;
+pub mod runtime;
+pub mod server;
+pub mod session;
+
+pub use client::{Caps, Received, Reply, ScriptedClient, accept, base_key, root_uris, text};
+pub use run::{Both, KIT_AUDIENCE, MAX_ROUNDS, MakeClient, Run, run, run_both, run_fresh};
+pub use runtime::{TEST_KEY, TestClock, runtime_with, single_use_runtime, test_runtime};
+pub use server::{Effects, Outcome, Recorded, Round, TestServer, Transcript};
+pub use session::{
+    ERAS, Era, Session, connect, expect_complete, expect_input_required, expect_rpc_error,
+    expect_rpc_error_data, keys_of, object, params, requests_of, text_of,
+};
