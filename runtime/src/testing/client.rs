@@ -176,6 +176,8 @@ enum Matcher {
     Sample(String),
     /// Every `roots/list`.
     Roots,
+    /// Any request no other rule answers.
+    Any,
 }
 
 impl Matcher {
@@ -192,6 +194,7 @@ impl Matcher {
                 request.method == SAMPLE && request.text.contains(needle.as_str())
             }
             Matcher::Roots => request.method == ROOTS,
+            Matcher::Any => true,
         }
     }
 
@@ -200,6 +203,7 @@ impl Matcher {
         match self {
             Matcher::Key(key) if request.ask_key.as_deref() == Some(key.as_str()) => 0,
             Matcher::Key(_) => 1,
+            Matcher::Any => 3,
             _ => 2,
         }
     }
@@ -295,8 +299,8 @@ impl ScriptedClient {
         }
     }
 
-    /// A fresh client with the same capabilities, script and legacy naming hints, and an empty
-    /// record: for running the same script again (on another era, or against a fresh server).
+    /// A fresh client with the same capabilities, script and legacy naming, and an empty record:
+    /// for running the same script again (on another era, or against a fresh server).
     pub fn replay(&self) -> Self {
         let client = ScriptedClient::new(self.script.caps);
         *lock(&client.script.rules) = lock(&self.script.rules)
@@ -306,7 +310,7 @@ impl ScriptedClient {
                 ..rule.clone()
             })
             .collect();
-        *lock(&client.script.legacy_names) = lock(&self.script.legacy_names).hints_only();
+        *lock(&client.script.legacy_names) = lock(&self.script.legacy_names).fresh();
         client
     }
 
@@ -376,6 +380,12 @@ impl ScriptedClient {
             Matcher::Key(key.to_owned()),
             [Responder::Computed(Arc::new(compute))],
         )
+    }
+
+    /// Answers every request no other rule answers with whatever `compute` returns for it
+    /// (e.g. content generated from the request's schema).
+    pub fn otherwise(self, compute: impl Fn(&Received) -> Reply + Send + Sync + 'static) -> Self {
+        self.rule(Matcher::Any, [Responder::Computed(Arc::new(compute))])
     }
 
     /// Answers elicitations whose message contains `needle`, in turn with `replies`.

@@ -38,11 +38,15 @@ impl LegacyNames {
             .collect();
     }
 
-    /// The hints without what was learned from a run: learning belongs to one run.
-    pub(super) fn hints_only(&self) -> Self {
+    /// The same names for another run: every learned ask unused again.
+    pub(super) fn fresh(&self) -> Self {
         LegacyNames {
             hints: self.hints.clone(),
-            learned: Vec::new(),
+            learned: self
+                .learned
+                .iter()
+                .map(|(ask, _)| (ask.clone(), false))
+                .collect(),
         }
     }
 

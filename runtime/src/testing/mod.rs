@@ -39,15 +39,19 @@
 //! A request the client cannot name is answered only by text rules ([`ScriptedClient::on_elicit`]
 //! ..) and otherwise fails with an error naming it. [`Received::ask_key`] shows the name given.
 pub mod client;
+pub mod hostile;
 mod legacy_names;
 pub mod run;
 pub mod runtime;
+pub mod schema_values;
 pub mod server;
 pub mod session;
 
 pub use client::{Caps, Received, Reply, ScriptedClient, accept, base_key, root_uris, text};
+pub use hostile::{Case, Hostile, HostileReport, Verdict, hostile};
 pub use run::{Both, KIT_AUDIENCE, MAX_ROUNDS, MakeClient, Run, run, run_both, run_fresh};
 pub use runtime::{TEST_KEY, TestClock, runtime_with, single_use_runtime, test_runtime};
+pub use schema_values::{content_for, generated_reply};
 pub use server::{Effects, Outcome, Recorded, Round, TestServer, Transcript};
 pub use session::{
     ERAS, Era, Session, connect, expect_complete, expect_input_required, expect_rpc_error,
