@@ -39,6 +39,7 @@
 //! A request the client cannot name is answered only by text rules ([`ScriptedClient::on_elicit`]
 //! ..) and otherwise fails with an error naming it. [`Received::ask_key`] shows the name given.
 pub mod client;
+pub mod equivalent;
 pub mod hostile;
 mod legacy_names;
 pub mod run;
@@ -48,6 +49,7 @@ pub mod server;
 pub mod session;
 
 pub use client::{Caps, Received, Reply, ScriptedClient, accept, base_key, root_uris, text};
+pub use equivalent::{Choice, Equivalent, equivalent};
 pub use hostile::{Case, Hostile, HostileReport, Verdict, hostile};
 pub use run::{Both, KIT_AUDIENCE, MAX_ROUNDS, MakeClient, Run, run, run_both, run_fresh};
 pub use runtime::{TEST_KEY, TestClock, runtime_with, single_use_runtime, test_runtime};
