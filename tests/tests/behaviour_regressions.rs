@@ -252,10 +252,43 @@ impl Regressions {
     }
 }
 
+/// A store whose `get` returns an owned value, as caches commonly do.
+struct Cache;
+
+impl Cache {
+    fn get(&self, key: &str) -> Option<String> {
+        Some(format!("cached {key}"))
+    }
+}
+
+#[tool_router(router = owned_locals_router)]
+impl Regressions {
+    /// A capitalised local bound by a plain `let` is a local (not a constant), and a value
+    /// from a method named like a borrowing one (`get`) is trusted as owned once its type is
+    /// written on the `let`: both are carried across the ask.
+    #[mrtr_tool]
+    #[tool(description = "capitalised and annotated locals carried across an ask")]
+    #[allow(non_snake_case)]
+    async fn capitalised_and_annotated_locals(
+        &self,
+        Parameters(args): Parameters<Args>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let LIMIT = args.tries + 1;
+        let cached: Option<String> = Cache.get(&args.run);
+        self.effects.record(format!("limit {LIMIT}"));
+        let go = ask!(go: elicit::<Confirm>(format!("Use {LIMIT}?")));
+        Ok(reply(format!(
+            "{LIMIT} {} go={}",
+            cached.unwrap_or_default(),
+            go.is_accept()
+        )))
+    }
+}
+
 fn server(effects: Effects) -> TestServer<Regressions> {
     TestServer::new(
         Regressions { effects },
-        Regressions::tool_router(),
+        Regressions::tool_router() + Regressions::owned_locals_router(),
         test_runtime("regressions"),
     )
 }
@@ -480,4 +513,14 @@ async fn a_local_only_overwritten_after_an_ask_compiles_and_runs_on_both_eras() 
     .await;
     both.assert_table("go=true", 1, 1);
     assert_eq!(both.legacy.effects, ["start 0", "overwritten"]);
+}
+
+#[tokio::test]
+async fn a_capitalised_let_local_and_an_annotated_owned_get_are_carried() {
+    let client =
+        || ScriptedClient::new(Caps::FORM_ONLY).on_elicit("Use 4?", [accept(json!({"ok": true}))]);
+    let args = json!({"tries": 3, "run": "r"});
+    let both = run_both(server, client, "capitalised_and_annotated_locals", args).await;
+    both.assert_table("4 cached r go=true", 1, 1);
+    assert_eq!(both.legacy.effects, ["limit 4"]);
 }

@@ -4,6 +4,7 @@
 //! `proc_macro2`.
 
 mod elicit;
+mod errors;
 mod tool;
 
 use proc_macro2::TokenStream;
@@ -25,4 +26,17 @@ pub fn derive_elicit(item: TokenStream) -> TokenStream {
 #[doc(hidden)]
 pub fn carried_sets(item: TokenStream) -> Result<Vec<StepCarry>, Vec<String>> {
     tool::carried_sets(item)
+}
+
+/// The path generated code reaches the `mrtr` runtime through: private, and named after the
+/// runtime's version, so a macro crate paired with another version of `mrtr` fails to compile
+/// at this path instead of deep inside generated code.
+pub(crate) fn runtime() -> TokenStream {
+    runtime_at(proc_macro2::Span::call_site())
+}
+
+/// [`runtime`] with every token at `span`, so that an error in a runtime call made for the
+/// user's token (a local that cannot be carried, a value that is not `Send`) is reported there.
+pub(crate) fn runtime_at(span: proc_macro2::Span) -> TokenStream {
+    quote::quote_spanned!(span=> ::mrtr::__private)
 }

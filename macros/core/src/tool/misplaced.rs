@@ -3,7 +3,8 @@
 use syn::visit::{self, Visit};
 
 use super::ask::{is_ask, tokens_mention_ask};
-use super::errors::Errors;
+use super::syntax::Syntax;
+use crate::errors::Errors;
 
 #[derive(Clone, Copy)]
 enum Context {
@@ -77,42 +78,13 @@ impl<'ast> Visit<'ast> for Finder<'_> {
     }
 }
 
-pub fn reject_in_expr(expr: &syn::Expr, errors: &mut Errors) -> bool {
+/// Reports every `ask!` inside `item` that the lowering cannot split there; whether any was found.
+pub fn reject_misplaced(item: &impl Syntax, errors: &mut Errors) -> bool {
     let mut finder = Finder {
         errors,
         context: Context::Plain,
         found: false,
     };
-    finder.visit_expr(expr);
-    finder.found
-}
-
-pub fn reject_in_stmt(stmt: &syn::Stmt, errors: &mut Errors) -> bool {
-    let mut finder = Finder {
-        errors,
-        context: Context::Plain,
-        found: false,
-    };
-    finder.visit_stmt(stmt);
-    finder.found
-}
-
-pub fn reject_in_pat(pat: &syn::Pat, errors: &mut Errors) -> bool {
-    let mut finder = Finder {
-        errors,
-        context: Context::Plain,
-        found: false,
-    };
-    finder.visit_pat(pat);
-    finder.found
-}
-
-pub fn reject_in_block(block: &syn::Block, errors: &mut Errors) -> bool {
-    let mut finder = Finder {
-        errors,
-        context: Context::Plain,
-        found: false,
-    };
-    finder.visit_block(block);
+    item.accept(&mut finder);
     finder.found
 }

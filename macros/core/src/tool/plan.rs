@@ -1,10 +1,11 @@
-//! The machine's shape, decided once from the analysed IR: which arms exist and in what order,
+//! Stage 5, plan: the machine's shape, decided once from the analysed IR: which arms exist and in what order,
 //! where each arm starts, and which bindings get a slot, a carried slot or a type witness.
 
 use std::collections::BTreeSet;
 
 use super::ir::*;
-use super::params::Refilled;
+use super::params::{self, Refilled};
+use super::parse::Handler;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Arm {
@@ -17,7 +18,8 @@ pub enum Arm {
 }
 
 pub struct Plan {
-    /// In source order: rustc infers slot types in this order (lowering.md pitfall 2).
+    /// In source order: rustc infers a slot's type from the first arm that fills it, so arms
+    /// follow the source as the user wrote it.
     pub arms: Vec<Arm>,
     /// Where each site's `ask!` statement is.
     pub site_at: Vec<(FrameId, usize)>,
@@ -46,7 +48,9 @@ impl Plan {
     }
 }
 
-pub fn plan(body: &Body, start_live: Live, refilled: Vec<Refilled>) -> Plan {
+pub fn plan(body: &Body, handler: &Handler<'_>) -> Plan {
+    let refilled = params::refilled(handler.method, body);
+    let start_live = body.frames[ROOT].live_in.clone();
     let mut plan = Plan {
         arms: vec![Arm::Start],
         site_at: vec![(0, 0); body.sites.len()],
@@ -61,12 +65,7 @@ pub fn plan(body: &Body, start_live: Live, refilled: Vec<Refilled>) -> Plan {
     plan.slotted.extend(plan.start_live.iter().copied());
     for site in &body.sites {
         plan.slotted.extend(site.live.iter().copied());
-        plan.carried.extend(
-            site.live
-                .iter()
-                .copied()
-                .filter(|&b| body.bindings[b].is_serialized()),
-        );
+        plan.carried.extend(body.carried_at(site));
     }
     for construct in &body.constructs {
         plan.slotted.extend(construct.live_join.iter().copied());

@@ -9,6 +9,11 @@ use std::collections::BTreeSet;
 
 use syn::{Block, Expr, Ident, Pat, Stmt, Type};
 
+mod build;
+mod exposed;
+
+pub use build::build;
+
 pub type BindingId = usize;
 pub type FrameId = usize;
 pub type SiteId = usize;
@@ -82,6 +87,10 @@ pub struct Frame {
     pub tail_diverges: bool,
     /// Filled by liveness: live at the frame's first statement, its start bindings included.
     pub live_in: Live,
+    /// Filled by liveness: outer bindings a start binding of the same name hides while they
+    /// are still needed (`if let Some(item)` over a live outer `item`); they are parked before
+    /// the frame is entered.
+    pub hides: Live,
 }
 
 #[derive(Clone, Copy)]
@@ -113,6 +122,9 @@ pub struct Node {
     /// The statement always leaves (`return`, `break`, `continue`, `panic!`): nothing after it
     /// in its frame runs, so nothing is live after it and no code is emitted after it.
     pub diverges: bool,
+    /// Filled by liveness: bindings in scope before the statement that one of its `defs` hides
+    /// by name while they are still live after it; they are parked before the pattern binds.
+    pub hides: Live,
 }
 
 pub enum NodeKind {
@@ -214,6 +226,10 @@ impl ConstructKind {
 pub struct Jump {
     pub target: ConstructId,
     pub kind: JumpKind,
+    /// Names bound around the jump inside its statement (`if let Some(item) = .. { break }`):
+    /// an outer binding of such a name cannot be named at the jump, so its park is defined
+    /// before the statement.
+    pub inner_names: Vec<String>,
 }
 
 pub enum JumpKind {
@@ -221,7 +237,21 @@ pub enum JumpKind {
     Continue,
 }
 
+/// `target_env` → `TargetEnv`: step and enum names from keys and handler names.
+pub fn pascal(snake: &str) -> String {
+    ident_case::RenameRule::PascalCase.apply_to_field(snake.trim_start_matches("r#"))
+}
+
 impl Body {
+    /// The bindings a site saves in its continuation: what is live there, parameters excepted
+    /// (the client sends them again every round).
+    pub fn carried_at<'b>(&'b self, site: &'b Site) -> impl Iterator<Item = BindingId> + 'b {
+        site.live
+            .iter()
+            .copied()
+            .filter(|&b| self.bindings[b].is_serialized())
+    }
+
     /// Frames from the root down to `frame`, each with the statement index the next one sits in.
     pub fn path(&self, frame: FrameId, index: usize) -> Vec<(FrameId, usize)> {
         let mut path = vec![(frame, index)];
@@ -232,6 +262,33 @@ impl Body {
         }
         path.reverse();
         path
+    }
+
+    /// Every binding declared before statement `index` of `frame`, hidden by name or not.
+    pub fn in_scope(&self, frame: FrameId, index: usize) -> Vec<BindingId> {
+        let mut scope = self.params.clone();
+        for (f, upto) in self.path(frame, index) {
+            scope.extend(self.frames[f].start.iter().copied());
+            scope.extend(
+                self.frames[f].stmts[..upto]
+                    .iter()
+                    .flat_map(|n| n.defs.iter().copied()),
+            );
+        }
+        scope
+    }
+
+    /// Of `scope`, the bindings still `live` that one of `defs` hides by name.
+    pub fn hidden_by(&self, defs: &[BindingId], scope: &[BindingId], live: &Live) -> Live {
+        scope
+            .iter()
+            .copied()
+            .filter(|b| !defs.contains(b) && live.contains(b))
+            .filter(|&b| {
+                defs.iter()
+                    .any(|&d| self.bindings[d].ident == self.bindings[b].ident)
+            })
+            .collect()
     }
 
     /// Bindings visible at statement `index` of `frame`, innermost name wins; each listed with

@@ -2,32 +2,32 @@
 //! through a scope stack, and the uses/defs/kills liveness needs. Misplaced `ask!`s are
 //! reported here, each with its own fix.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
-use proc_macro2::Span;
 use quote::{ToTokens, format_ident};
 use syn::spanned::Spanned;
 use syn::visit::Visit;
 use syn::visit_mut::VisitMut;
 use syn::{Block, Expr, Ident, Pat, Stmt, Type};
 
-use super::ask::{AskInvocation, is_ask, tokens_mention_ask};
-use super::errors::Errors;
-use super::ir::*;
-use super::misplaced::{reject_in_block, reject_in_expr, reject_in_pat, reject_in_stmt};
-use super::patterns::{annotation, bound_idents};
-use super::rewrite::Rewriter;
-use super::uses::Uses;
+use super::*;
+use crate::errors::Errors;
+use crate::tool::ask::{AskInvocation, is_ask, tokens_mention_ask};
+use crate::tool::misplaced::reject_misplaced;
+use crate::tool::patterns::{annotation, bound_idents, let_bound_idents};
+use crate::tool::rewrite::Rewriter;
+use crate::tool::syntax::Syntax;
+use crate::tool::uses::Uses;
 
-pub struct Builder<'e> {
-    pub body: Body,
+pub(super) struct Builder<'e> {
+    pub(super) body: Body,
     errors: &'e mut Errors,
     /// One scope per frame being built, innermost last.
     scopes: Vec<Vec<BindingId>>,
     loops: Vec<(Option<String>, ConstructId)>,
     ret: Type,
     wire_counts: HashMap<String, usize>,
-    keys_seen: HashMap<String, Span>,
+    keys_seen: HashSet<String>,
     tails: usize,
 }
 
@@ -49,7 +49,7 @@ pub fn build(params: &[&Pat], block: &Block, ret: Type, errors: &mut Errors) -> 
         loops: Vec::new(),
         ret,
         wire_counts: HashMap::new(),
-        keys_seen: HashMap::new(),
+        keys_seen: HashSet::new(),
         tails: 0,
     };
     let mut param_bindings = Vec::new();
@@ -113,9 +113,20 @@ impl Builder<'_> {
         self.body.bindings.len() - 1
     }
 
-    fn pattern_bindings(&mut self, pat: &Pat, init: Option<&Expr>, uninit: bool) -> Vec<BindingId> {
+    /// The bindings a pattern introduces; `irrefutable` for a plain `let` or a `for`.
+    fn pattern_bindings(
+        &mut self,
+        pat: &Pat,
+        init: Option<&Expr>,
+        uninit: bool,
+        irrefutable: bool,
+    ) -> Vec<BindingId> {
         let ty = annotation(pat);
-        let idents = bound_idents(pat);
+        let idents = if irrefutable {
+            let_bound_idents(pat)
+        } else {
+            bound_idents(pat)
+        };
         let single = idents.len() == 1;
         idents
             .into_iter()
@@ -135,7 +146,7 @@ impl Builder<'_> {
             .collect()
     }
 
-    fn resolve(&self, name: &str) -> Option<BindingId> {
+    pub(super) fn resolve(&self, name: &str) -> Option<BindingId> {
         self.scopes
             .iter()
             .rev()
@@ -144,24 +155,11 @@ impl Builder<'_> {
             .find(|&b| self.body.bindings[b].ident == name)
     }
 
-    fn uses_expr(&self, expr: &Expr) -> Live {
+    /// The tracked bindings `item` reads.
+    pub(super) fn uses(&self, item: &impl Syntax) -> Live {
         let resolve = |name: &str| self.resolve(name);
         let mut uses = Uses::new(&resolve);
-        uses.visit_expr(expr);
-        uses.found
-    }
-
-    fn uses_stmt(&self, stmt: &Stmt) -> Live {
-        let resolve = |name: &str| self.resolve(name);
-        let mut uses = Uses::new(&resolve);
-        uses.visit_stmt(stmt);
-        uses.found
-    }
-
-    fn uses_block(&self, block: &Block) -> Live {
-        let resolve = |name: &str| self.resolve(name);
-        let mut uses = Uses::new(&resolve);
-        uses.visit_block(block);
+        item.accept(&mut uses);
         uses.found
     }
 
@@ -192,6 +190,7 @@ impl Builder<'_> {
             tail_jumps: Vec::new(),
             tail_diverges: false,
             live_in: Live::new(),
+            hides: Live::new(),
         });
         self.scopes.push(start);
 
@@ -232,9 +231,7 @@ impl Builder<'_> {
         }
 
         if let Some(mut expr) = tail {
-            if reject_in_expr(&expr, self.errors) {
-                // already reported
-            }
+            reject_misplaced(&expr, self.errors);
             let mut kills = Live::new();
             let uses = self.exposed(&expr, &[], &mut kills);
             let writes = self.writes(|w| w.visit_expr(&expr));
@@ -261,18 +258,23 @@ impl Builder<'_> {
                     Some(init) => {
                         let mut uses = self.exposed(&init.expr, &[], &mut kills);
                         if let Some((_, diverge)) = &init.diverge {
-                            uses.extend(self.uses_expr(diverge));
+                            uses.extend(self.uses(diverge));
                         }
                         uses
                     }
                     None => Live::new(),
                 };
                 let init = local.init.as_ref().map(|i| (*i.expr).clone());
-                let defs = self.pattern_bindings(&local.pat, init.as_ref(), local.init.is_none());
+                let defs = self.pattern_bindings(
+                    &local.pat,
+                    init.as_ref(),
+                    local.init.is_none(),
+                    local.init.as_ref().is_none_or(|i| i.diverge.is_none()),
+                );
                 (uses, defs)
             }
             Stmt::Expr(expr, _) => (self.exposed(expr, &[], &mut kills), Vec::new()),
-            _ => (self.uses_stmt(&stmt), Vec::new()),
+            _ => (self.uses(&stmt), Vec::new()),
         };
         let diverges = stmt_diverges(&stmt);
         let writes = self.writes(|w| w.visit_stmt(&stmt));
@@ -285,150 +287,16 @@ impl Builder<'_> {
             writes,
             jumps,
             live_out: Live::new(),
+            hides: Live::new(),
             diverge_uses: Live::new(),
             diverges,
         }
     }
 
-    fn writes(&self, visit: impl FnOnce(&mut Writes<'_>)) -> Live {
-        let resolve = |name: &str| self.resolve(name);
-        let mut writes = Writes {
-            resolve: &resolve,
-            found: Live::new(),
-        };
-        visit(&mut writes);
-        writes.found
-    }
-
-    /// The reads of `expr` that see a value from before it, and (into `killed`) the bindings it
-    /// assigns on every path that completes normally: `v = f()?;`, also inside a block or
-    /// both branches of an `if`/every arm of a `match`. A binding overwritten before it is read
-    /// is dead before the statement, so no step carries it there. `hidden` are names that
-    /// inner `let`s or patterns have bound by this point (an assignment to one is not a kill).
-    fn exposed(&self, expr: &Expr, hidden: &[String], killed: &mut Live) -> Live {
-        // A read counts unless a kill came first, or an inner binding of that name hides it.
-        let seen = |reads: Live, killed: &Live, hidden: &[String]| -> Live {
-            reads
-                .into_iter()
-                .filter(|b| !killed.contains(b))
-                .filter(|&b| !hidden.contains(&self.body.bindings[b].ident.to_string()))
-                .collect()
-        };
-        let plain = |expr: &Expr, killed: &Live| seen(self.uses_expr(expr), killed, hidden);
-        match expr {
-            Expr::Paren(p) => self.exposed(&p.expr, hidden, killed),
-            Expr::Assign(assign) => match &*assign.left {
-                Expr::Path(p) if p.qself.is_none() && p.path.get_ident().is_some() => {
-                    let uses = self.exposed(&assign.right, hidden, killed);
-                    let name = p.path.segments[0].ident.to_string();
-                    if !hidden.contains(&name)
-                        && let Some(b) = self.resolve(&name)
-                    {
-                        killed.insert(b);
-                    }
-                    uses
-                }
-                _ => plain(expr, killed),
-            },
-            Expr::Block(b) if b.label.is_none() => {
-                let mut hidden = hidden.to_vec();
-                let mut uses = Live::new();
-                for stmt in &b.block.stmts {
-                    match stmt {
-                        Stmt::Expr(e, _) => uses.extend(self.exposed(e, &hidden, killed)),
-                        Stmt::Local(local) => {
-                            if let Some(init) = &local.init {
-                                uses.extend(self.exposed(&init.expr, &hidden, killed));
-                                if let Some((_, diverge)) = &init.diverge {
-                                    uses.extend(seen(self.uses_expr(diverge), killed, &hidden));
-                                }
-                            }
-                            hidden.extend(
-                                bound_idents(&local.pat)
-                                    .into_iter()
-                                    .map(|(i, _)| i.to_string()),
-                            );
-                        }
-                        other => uses.extend(seen(self.uses_stmt(other), killed, &hidden)),
-                    }
-                }
-                uses
-            }
-            Expr::If(i) => {
-                let mut uses = self.exposed(&i.cond, hidden, killed);
-                let mut then_hidden = hidden.to_vec();
-                then_hidden.extend(super::uses::let_bindings(&i.cond));
-                let mut then_killed = killed.clone();
-                uses.extend(self.exposed_block(&i.then_branch, &then_hidden, &mut then_killed));
-                if let Some((_, otherwise)) = &i.else_branch {
-                    let mut else_killed = killed.clone();
-                    uses.extend(self.exposed(otherwise, hidden, &mut else_killed));
-                    killed.extend(
-                        then_killed
-                            .intersection(&else_killed)
-                            .copied()
-                            .collect::<Vec<_>>(),
-                    );
-                }
-                uses
-            }
-            // A loop body may run no time at all, so it kills nothing; but a read inside it
-            // that follows an assignment of the same iteration never sees the old value.
-            Expr::While(w) => {
-                let mut uses = self.exposed(&w.cond, hidden, killed);
-                let mut body_hidden = hidden.to_vec();
-                body_hidden.extend(super::uses::let_bindings(&w.cond));
-                uses.extend(self.exposed_block(&w.body, &body_hidden, &mut killed.clone()));
-                uses
-            }
-            Expr::Loop(l) => self.exposed_block(&l.body, hidden, &mut killed.clone()),
-            Expr::ForLoop(f) => {
-                let mut uses = self.exposed(&f.expr, hidden, killed);
-                let mut body_hidden = hidden.to_vec();
-                body_hidden.extend(bound_idents(&f.pat).into_iter().map(|(i, _)| i.to_string()));
-                uses.extend(self.exposed_block(&f.body, &body_hidden, &mut killed.clone()));
-                uses
-            }
-            Expr::Match(m) => {
-                let mut uses = self.exposed(&m.expr, hidden, killed);
-                let mut common: Option<Live> = None;
-                for arm in &m.arms {
-                    let mut arm_hidden = hidden.to_vec();
-                    arm_hidden.extend(
-                        bound_idents(&arm.pat)
-                            .into_iter()
-                            .map(|(i, _)| i.to_string()),
-                    );
-                    if let Pat::Guard(guard) = &arm.pat {
-                        uses.extend(seen(self.uses_expr(&guard.guard), killed, &arm_hidden));
-                    }
-                    let mut arm_killed = killed.clone();
-                    uses.extend(self.exposed(&arm.body, &arm_hidden, &mut arm_killed));
-                    common = Some(match common {
-                        None => arm_killed,
-                        Some(c) => c.intersection(&arm_killed).copied().collect(),
-                    });
-                }
-                killed.extend(common.unwrap_or_default());
-                uses
-            }
-            _ => plain(expr, killed),
-        }
-    }
-
-    fn exposed_block(&self, block: &Block, hidden: &[String], killed: &mut Live) -> Live {
-        let block = Expr::Block(syn::ExprBlock {
-            attrs: Vec::new(),
-            label: None,
-            block: block.clone(),
-        });
-        self.exposed(&block, hidden, killed)
-    }
-
     fn build_node(&mut self, stmt: &Stmt, frame: FrameId, index: usize) -> Option<Node> {
         if let Stmt::Item(item) = stmt {
             if tokens_mention_ask(&item.to_token_stream()).is_some() {
-                reject_in_stmt(stmt, self.errors);
+                reject_misplaced(stmt, self.errors);
             }
             self.body.items.push(stmt.clone());
             return None;
@@ -444,22 +312,20 @@ impl Builder<'_> {
                 // whose value ends in `}`.
                 match peel_parens(&init.expr) {
                     Expr::Macro(m) if is_ask(&m.mac) => {
-                        Some(self.ask_node(&m.mac, Some(&local.pat), diverge, frame, index))
+                        Some(self.ask_node(&m.mac, Some(&local.pat), diverge))
                     }
                     expr if opens(expr) => {
                         Some(self.opened_node(expr, Some(&local.pat), diverge, frame, index))
                     }
                     _ => {
-                        reject_in_stmt(stmt, self.errors);
+                        reject_misplaced(stmt, self.errors);
                         Some(self.verbatim(stmt))
                     }
                 }
             }
-            Stmt::Macro(m) if is_ask(&m.mac) => {
-                Some(self.ask_node(&m.mac, None, None, frame, index))
-            }
+            Stmt::Macro(m) if is_ask(&m.mac) => Some(self.ask_node(&m.mac, None, None)),
             Stmt::Expr(Expr::Macro(m), _) if is_ask(&m.mac) => {
-                Some(self.ask_node(&m.mac, None, None, frame, index))
+                Some(self.ask_node(&m.mac, None, None))
             }
             Stmt::Expr(Expr::Assign(assign), Some(_)) if matches!(&*assign.right, Expr::Macro(m) if is_ask(&m.mac)) =>
             {
@@ -472,7 +338,7 @@ impl Builder<'_> {
                 };
                 match (target, &*assign.right) {
                     (Some(b), Expr::Macro(m)) => {
-                        let mut node = self.ask_node(&m.mac, None, None, frame, index);
+                        let mut node = self.ask_node(&m.mac, None, None);
                         node.kills.insert(b);
                         if let NodeKind::Ask { assign, .. } = &mut node.kind {
                             *assign = Some(b);
@@ -480,7 +346,7 @@ impl Builder<'_> {
                         Some(node)
                     }
                     _ => {
-                        reject_in_stmt(stmt, self.errors);
+                        reject_misplaced(stmt, self.errors);
                         Some(self.verbatim(stmt))
                     }
                 }
@@ -489,7 +355,7 @@ impl Builder<'_> {
                 Some(self.opened_node(expr, None, None, frame, index))
             }
             _ => {
-                reject_in_stmt(stmt, self.errors);
+                reject_misplaced(stmt, self.errors);
                 Some(self.verbatim(stmt))
             }
         }
@@ -504,20 +370,13 @@ impl Builder<'_> {
             Expr::Block(b) => b.block,
             other => syn::parse_quote!({ #other }),
         };
-        reject_in_block(&block, self.errors);
-        let uses = self.uses_block(&block);
+        reject_misplaced(&block, self.errors);
+        let uses = self.uses(&block);
         let jumps = self.rewrite(|r| r.visit_block_mut(&mut block));
         (Some(block), uses, jumps)
     }
 
-    fn ask_node(
-        &mut self,
-        mac: &syn::Macro,
-        pat: Option<&Pat>,
-        diverge: Option<Expr>,
-        _frame: FrameId,
-        _index: usize,
-    ) -> Node {
+    fn ask_node(&mut self, mac: &syn::Macro, pat: Option<&Pat>, diverge: Option<Expr>) -> Node {
         let invocation: AskInvocation = match mac.parse_body() {
             Ok(inv) => inv,
             Err(e) => {
@@ -531,14 +390,13 @@ impl Builder<'_> {
         let mut keys = Vec::new();
         for mut entry in invocation.entries {
             let name = entry.key.to_string();
-            if let Some(first) = self.keys_seen.get(&name) {
-                let _ = first;
+            if self.keys_seen.contains(&name) {
                 self.errors.at(&entry.key, format!("the ask key `{name}` is already used by another `ask!` in this handler; each ask needs its own key, as it names the answer in `inputResponses`: rename this one"));
             } else {
-                self.keys_seen.insert(name, entry.key.span());
+                self.keys_seen.insert(name);
             }
-            reject_in_expr(&entry.request, self.errors);
-            uses.extend(self.uses_expr(&entry.request));
+            reject_misplaced(&entry.request, self.errors);
+            uses.extend(self.uses(&entry.request));
             self.rewrite(|r| r.visit_expr_mut(&mut entry.request));
             let capability = capability_of(&entry.request);
             keys.push(SiteKey {
@@ -548,7 +406,7 @@ impl Builder<'_> {
             });
         }
         let step = match keys.first() {
-            Some(k) => format!("After{}", upper_camel(&k.key.to_string())),
+            Some(k) => format!("After{}", pascal(&k.key.to_string())),
             None => "AfterInvalid".to_owned(),
         };
         let step = unique_step(step, &self.body.sites);
@@ -564,8 +422,8 @@ impl Builder<'_> {
         let (diverge, diverge_uses, jumps) = self.diverge(diverge);
         let defs = match pat {
             Some(pat) => {
-                reject_in_pat(pat, self.errors);
-                self.pattern_bindings(pat, None, false)
+                reject_misplaced(pat, self.errors);
+                self.pattern_bindings(pat, None, false, diverge.is_none())
             }
             None => Vec::new(),
         };
@@ -582,11 +440,14 @@ impl Builder<'_> {
             writes: Live::new(),
             jumps,
             live_out: Live::new(),
+            hides: Live::new(),
             diverge_uses,
             diverges: false,
         }
     }
 
+    /// An `if`, `match`, block or loop that contains an `ask!`: each branch or body becomes a
+    /// frame of its own, the construct a node its frame enters.
     fn opened_node(
         &mut self,
         expr: &Expr,
@@ -603,174 +464,22 @@ impl Builder<'_> {
             live_join: Live::new(),
             live_head: Live::new(),
         });
-        let here = Some((frame, index));
-        let exit = FrameExit::Join(construct);
-        let mut uses = Live::new();
+        let at = Some((frame, index));
         let (kind, label) = match expr {
-            Expr::If(top) => {
-                let mut branches = Vec::new();
-                let mut otherwise = None;
-                let mut cond_uses = Live::new();
-                let mut current = top;
-                loop {
-                    let mut cond = (*current.cond).clone();
-                    reject_in_expr(&cond, self.errors);
-                    cond_uses.extend(self.uses_expr(&cond));
-                    self.rewrite(|r| r.visit_expr_mut(&mut cond));
-                    let start = self.cond_bindings(&cond);
-                    let body = self.build_frame(&current.then_branch.stmts, here, start, exit);
-                    branches.push((cond, body));
-                    match current.else_branch.as_ref().map(|(_, e)| &**e) {
-                        Some(Expr::If(next)) => current = next,
-                        Some(Expr::Block(b)) => {
-                            otherwise =
-                                Some(self.build_frame(&b.block.stmts, here, Vec::new(), exit));
-                            break;
-                        }
-                        Some(other) => {
-                            otherwise = Some(self.build_frame(
-                                &[Stmt::Expr(other.clone(), None)],
-                                here,
-                                Vec::new(),
-                                exit,
-                            ));
-                            break;
-                        }
-                        None => break,
-                    }
-                }
-                uses.extend(cond_uses.iter().copied());
-                (
-                    ConstructKind::If {
-                        branches,
-                        otherwise,
-                        cond_uses,
-                    },
-                    None,
-                )
-            }
-            Expr::Match(m) => {
-                let mut scrutinee = (*m.expr).clone();
-                reject_in_expr(&scrutinee, self.errors);
-                let mut match_uses = self.uses_expr(&scrutinee);
-                self.rewrite(|r| r.visit_expr_mut(&mut scrutinee));
-                let mut arms = Vec::new();
-                for arm in &m.arms {
-                    let mut arm_pat = arm.pat.clone();
-                    reject_in_pat(&arm_pat, self.errors);
-                    let start = self.pattern_bindings(&arm_pat, None, false);
-                    if let Pat::Guard(guard) = &mut arm_pat {
-                        self.scopes.push(start.clone());
-                        let guard_uses = self.uses_expr(&guard.guard);
-                        self.scopes.pop();
-                        match_uses.extend(guard_uses.into_iter().filter(|b| !start.contains(b)));
-                        self.rewrite(|r| r.visit_expr_mut(&mut guard.guard));
-                    }
-                    let body = match &*arm.body {
-                        Expr::Block(b) if b.label.is_none() => {
-                            self.build_frame(&b.block.stmts, here, start, exit)
-                        }
-                        other => {
-                            self.build_frame(&[Stmt::Expr(other.clone(), None)], here, start, exit)
-                        }
-                    };
-                    arms.push((arm_pat, body));
-                }
-                uses.extend(match_uses.iter().copied());
-                (
-                    ConstructKind::Match {
-                        scrutinee,
-                        arms,
-                        uses: match_uses,
-                    },
-                    None,
-                )
-            }
-            Expr::Block(b) => {
-                if let Some(label) = &b.label {
-                    self.errors.at(label, "a labelled block containing `ask!` is not supported; use a `loop { .. }` and `break` out of it instead");
-                }
-                (
-                    ConstructKind::Block(self.build_frame(&b.block.stmts, here, Vec::new(), exit)),
-                    None,
-                )
-            }
-            Expr::Loop(l) => {
-                let label = l.label.as_ref().map(|l| l.name.clone());
-                let counter = self.loop_counter(construct);
-                let body = self.loop_body(label.as_ref(), construct, &l.body, here, vec![counter]);
-                (ConstructKind::Loop { body, counter }, label)
-            }
-            Expr::While(w) => {
-                let label = w.label.as_ref().map(|l| l.name.clone());
-                let mut cond = (*w.cond).clone();
-                reject_in_expr(&cond, self.errors);
-                let cond_uses = self.uses_expr(&cond);
-                let counter = self.loop_counter(construct);
-                self.loops
-                    .push((label.as_ref().map(|l| l.ident.to_string()), construct));
-                self.rewrite(|r| r.visit_expr_mut(&mut cond));
-                self.loops.pop();
-                let mut start = vec![counter];
-                start.extend(self.cond_bindings(&cond));
-                let body = self.loop_body(label.as_ref(), construct, &w.body, here, start);
-                (
-                    ConstructKind::While {
-                        cond,
-                        body,
-                        counter,
-                        cond_uses,
-                    },
-                    label,
-                )
-            }
-            Expr::ForLoop(f) => {
-                let label = f.label.as_ref().map(|l| l.name.clone());
-                let mut iter = (*f.expr).clone();
-                reject_in_expr(&iter, self.errors);
-                check_owned_iteration(&iter, self.errors);
-                let iter_uses = self.uses_expr(&iter);
-                self.rewrite(|r| r.visit_expr_mut(&mut iter));
-                let counter = self.loop_counter(construct);
-                // Spanned at the iterable: a non-serializable item type is reported there.
-                let rest = self.new_binding(
-                    format_ident!("__mrtr_rest{}", construct, span = f.expr.span()),
-                    true,
-                    false,
-                    None,
-                    BindingKind::Rest(construct),
-                    None,
-                    false,
-                );
-                reject_in_pat(&f.pat, self.errors);
-                let mut start = vec![rest, counter];
-                start.extend(self.pattern_bindings(&f.pat, None, false));
-                let body = self.loop_body(label.as_ref(), construct, &f.body, here, start);
-                uses.extend(iter_uses.iter().copied());
-                (
-                    ConstructKind::For {
-                        pat: (*f.pat).clone(),
-                        iter,
-                        body,
-                        rest,
-                        counter,
-                        iter_uses,
-                    },
-                    label,
-                )
-            }
+            Expr::If(top) => (self.open_if(top, construct, at), None),
+            Expr::Match(m) => (self.open_match(m, construct, at), None),
+            Expr::Block(b) => (self.open_block(b, construct, at), None),
+            Expr::Loop(l) => self.open_loop(l, construct, at),
+            Expr::While(w) => self.open_while(w, construct, at),
+            Expr::ForLoop(f) => self.open_for(f, construct, at),
             _ => unreachable!("opens() admits only these"),
         };
-        let _ = uses;
         self.body.constructs[construct].kind = kind;
         self.body.constructs[construct].label = label;
 
         let (diverge, diverge_uses, jumps) = self.diverge(diverge);
         let defs = match pat {
-            Some(pat) => {
-                let init = None;
-                self.pattern_bindings(pat, init, false)
-            }
+            Some(pat) => self.pattern_bindings(pat, None, false, diverge.is_none()),
             None => Vec::new(),
         };
         Node {
@@ -785,9 +494,195 @@ impl Builder<'_> {
             writes: Live::new(),
             jumps,
             live_out: Live::new(),
+            hides: Live::new(),
             diverge_uses,
             diverges: false,
         }
+    }
+
+    /// `if` / `else if` / `else`: a frame per branch.
+    fn open_if(
+        &mut self,
+        top: &syn::ExprIf,
+        construct: ConstructId,
+        at: Option<(FrameId, usize)>,
+    ) -> ConstructKind {
+        let (here, exit) = (at, FrameExit::Join(construct));
+        let mut branches = Vec::new();
+        let mut otherwise = None;
+        let mut cond_uses = Live::new();
+        let mut current = top;
+        loop {
+            let mut cond = (*current.cond).clone();
+            reject_misplaced(&cond, self.errors);
+            cond_uses.extend(self.uses(&cond));
+            self.rewrite(|r| r.visit_expr_mut(&mut cond));
+            let start = self.cond_bindings(&cond);
+            let body = self.build_frame(&current.then_branch.stmts, here, start, exit);
+            branches.push((cond, body));
+            match current.else_branch.as_ref().map(|(_, e)| &**e) {
+                Some(Expr::If(next)) => current = next,
+                Some(Expr::Block(b)) => {
+                    otherwise = Some(self.build_frame(&b.block.stmts, here, Vec::new(), exit));
+                    break;
+                }
+                Some(other) => {
+                    otherwise = Some(self.build_frame(
+                        &[Stmt::Expr(other.clone(), None)],
+                        here,
+                        Vec::new(),
+                        exit,
+                    ));
+                    break;
+                }
+                None => break,
+            }
+        }
+        ConstructKind::If {
+            branches,
+            otherwise,
+            cond_uses,
+        }
+    }
+
+    /// `match`: a frame per arm, its pattern's bindings in scope from the start.
+    fn open_match(
+        &mut self,
+        m: &syn::ExprMatch,
+        construct: ConstructId,
+        at: Option<(FrameId, usize)>,
+    ) -> ConstructKind {
+        let (here, exit) = (at, FrameExit::Join(construct));
+        let mut scrutinee = (*m.expr).clone();
+        reject_misplaced(&scrutinee, self.errors);
+        let mut match_uses = self.uses(&scrutinee);
+        self.rewrite(|r| r.visit_expr_mut(&mut scrutinee));
+        let mut arms = Vec::new();
+        for arm in &m.arms {
+            let mut arm_pat = arm.pat.clone();
+            reject_misplaced(&arm_pat, self.errors);
+            let start = self.pattern_bindings(&arm_pat, None, false, false);
+            if let Pat::Guard(guard) = &mut arm_pat {
+                self.scopes.push(start.clone());
+                let guard_uses = self.uses(&guard.guard);
+                self.scopes.pop();
+                match_uses.extend(guard_uses.into_iter().filter(|b| !start.contains(b)));
+                self.rewrite(|r| r.visit_expr_mut(&mut guard.guard));
+            }
+            let body = match &*arm.body {
+                Expr::Block(b) if b.label.is_none() => {
+                    self.build_frame(&b.block.stmts, here, start, exit)
+                }
+                other => self.build_frame(&[Stmt::Expr(other.clone(), None)], here, start, exit),
+            };
+            arms.push((arm_pat, body));
+        }
+        ConstructKind::Match {
+            scrutinee,
+            arms,
+            uses: match_uses,
+        }
+    }
+
+    /// A plain block; a labelled one is refused (the lowering splits loops, not blocks).
+    fn open_block(
+        &mut self,
+        b: &syn::ExprBlock,
+        construct: ConstructId,
+        at: Option<(FrameId, usize)>,
+    ) -> ConstructKind {
+        let (here, exit) = (at, FrameExit::Join(construct));
+        if let Some(label) = &b.label {
+            self.errors.at(label, "a labelled block containing `ask!` is not supported; use a `loop { .. }` and `break` out of it instead");
+        }
+        ConstructKind::Block(self.build_frame(&b.block.stmts, here, Vec::new(), exit))
+    }
+
+    /// `loop`: one body frame, re-entered at its head with the iteration counter.
+    fn open_loop(
+        &mut self,
+        l: &syn::ExprLoop,
+        construct: ConstructId,
+        at: Option<(FrameId, usize)>,
+    ) -> (ConstructKind, Option<syn::Lifetime>) {
+        let here = at;
+        let label = l.label.as_ref().map(|l| l.name.clone());
+        let counter = self.loop_counter(construct);
+        let body = self.loop_body(label.as_ref(), construct, &l.body, here, vec![counter]);
+        (ConstructKind::Loop { body, counter }, label)
+    }
+
+    /// `while` / `while let`: the condition runs at the head.
+    fn open_while(
+        &mut self,
+        w: &syn::ExprWhile,
+        construct: ConstructId,
+        at: Option<(FrameId, usize)>,
+    ) -> (ConstructKind, Option<syn::Lifetime>) {
+        let here = at;
+        let label = w.label.as_ref().map(|l| l.name.clone());
+        let mut cond = (*w.cond).clone();
+        reject_misplaced(&cond, self.errors);
+        let cond_uses = self.uses(&cond);
+        let counter = self.loop_counter(construct);
+        self.loops
+            .push((label.as_ref().map(|l| l.ident.to_string()), construct));
+        self.rewrite(|r| r.visit_expr_mut(&mut cond));
+        self.loops.pop();
+        let mut start = vec![counter];
+        start.extend(self.cond_bindings(&cond));
+        let body = self.loop_body(label.as_ref(), construct, &w.body, here, start);
+        (
+            ConstructKind::While {
+                cond,
+                body,
+                counter,
+                cond_uses,
+            },
+            label,
+        )
+    }
+
+    /// `for`: the remaining items are collected when the loop starts and carried.
+    fn open_for(
+        &mut self,
+        f: &syn::ExprForLoop,
+        construct: ConstructId,
+        at: Option<(FrameId, usize)>,
+    ) -> (ConstructKind, Option<syn::Lifetime>) {
+        let here = at;
+        let label = f.label.as_ref().map(|l| l.name.clone());
+        let mut iter = (*f.expr).clone();
+        reject_misplaced(&iter, self.errors);
+        check_owned_iteration(&iter, self.errors);
+        let iter_uses = self.uses(&iter);
+        self.rewrite(|r| r.visit_expr_mut(&mut iter));
+        let counter = self.loop_counter(construct);
+        // Spanned at the iterable: a non-serializable item type is reported there.
+        let rest = self.new_binding(
+            format_ident!("__mrtr_rest{}", construct, span = f.expr.span()),
+            true,
+            false,
+            None,
+            BindingKind::Rest(construct),
+            None,
+            false,
+        );
+        reject_misplaced(&*f.pat, self.errors);
+        let mut start = vec![rest, counter];
+        start.extend(self.pattern_bindings(&f.pat, None, false, true));
+        let body = self.loop_body(label.as_ref(), construct, &f.body, here, start);
+        (
+            ConstructKind::For {
+                pat: (*f.pat).clone(),
+                iter,
+                body,
+                rest,
+                counter,
+                iter_uses,
+            },
+            label,
+        )
     }
 
     fn loop_counter(&mut self, construct: ConstructId) -> BindingId {
@@ -821,7 +716,7 @@ impl Builder<'_> {
         let mut pats = Vec::new();
         collect_let_pats(cond, &mut pats);
         pats.iter()
-            .flat_map(|p| self.pattern_bindings(p, None, false))
+            .flat_map(|p| self.pattern_bindings(p, None, false, false))
             .collect()
     }
 }
@@ -884,7 +779,7 @@ fn opens(expr: &Expr) -> bool {
     )
 }
 
-/// A `for` whose body asks carries its remaining items: they must be owned (lowering.md §8).
+/// A `for` whose body asks carries its remaining items, so they must be owned values.
 fn check_owned_iteration(iter: &Expr, errors: &mut Errors) {
     let borrowed = match iter {
         Expr::Reference(_) => true,
@@ -914,7 +809,9 @@ fn check_owned_iteration(iter: &Expr, errors: &mut Errors) {
     }
 }
 
-/// The client capability an ask's request needs, from its builder's name.
+/// The client capability an ask's request names, from its builder as written in the `ask!`
+/// (the request can also come from elsewhere, a local or a function: then it is not listed, and
+/// the runtime's gate still checks it when it is asked).
 fn capability_of(request: &Expr) -> Option<&'static str> {
     let mut expr = request;
     loop {
@@ -930,7 +827,7 @@ fn capability_of(request: &Expr) -> Option<&'static str> {
                 };
                 let name = path.path.segments.last()?.ident.to_string();
                 return match name.as_str() {
-                    "elicit" => Some("elicitation.form"),
+                    "elicit" | "elicit_with_schema" => Some("elicitation.form"),
                     "elicit_url" => Some("elicitation.url"),
                     "sample" => Some("sampling"),
                     "roots" => Some("roots"),
@@ -942,19 +839,6 @@ fn capability_of(request: &Expr) -> Option<&'static str> {
     }
 }
 
-pub fn upper_camel(key: &str) -> String {
-    key.split('_')
-        .filter(|part| !part.is_empty())
-        .map(|part| {
-            let mut chars = part.chars();
-            match chars.next() {
-                Some(first) => first.to_uppercase().chain(chars).collect::<String>(),
-                None => String::new(),
-            }
-        })
-        .collect()
-}
-
 fn unique_step(step: String, sites: &[Site]) -> String {
     if !sites.iter().any(|s| s.step == step) {
         return step;
@@ -963,51 +847,4 @@ fn unique_step(step: String, sites: &[Site]) -> String {
         .map(|n| format!("{step}_{n}"))
         .find(|candidate| !sites.iter().any(|s| &s.step == candidate))
         .expect("unbounded")
-}
-
-/// Every binding a statement assigns (`x = ..`, `x += ..`), wherever in it. Over-approximate on
-/// purpose (a shadowing inner `x` counts too): it only decides what an arm declares.
-struct Writes<'r> {
-    resolve: &'r dyn Fn(&str) -> Option<BindingId>,
-    found: Live,
-}
-
-impl Writes<'_> {
-    fn target(&mut self, left: &Expr) {
-        if let Expr::Path(p) = left
-            && p.qself.is_none()
-            && let Some(ident) = p.path.get_ident()
-            && let Some(b) = (self.resolve)(&ident.to_string())
-        {
-            self.found.insert(b);
-        }
-    }
-}
-
-impl<'ast> Visit<'ast> for Writes<'_> {
-    fn visit_expr_assign(&mut self, node: &'ast syn::ExprAssign) {
-        self.target(&node.left);
-        syn::visit::visit_expr_assign(self, node);
-    }
-
-    fn visit_expr_binary(&mut self, node: &'ast syn::ExprBinary) {
-        if matches!(
-            node.op,
-            syn::BinOp::AddAssign(_)
-                | syn::BinOp::SubAssign(_)
-                | syn::BinOp::MulAssign(_)
-                | syn::BinOp::DivAssign(_)
-                | syn::BinOp::RemAssign(_)
-                | syn::BinOp::BitXorAssign(_)
-                | syn::BinOp::BitAndAssign(_)
-                | syn::BinOp::BitOrAssign(_)
-                | syn::BinOp::ShlAssign(_)
-                | syn::BinOp::ShrAssign(_)
-        ) {
-            self.target(&node.left);
-        }
-        syn::visit::visit_expr_binary(self, node);
-    }
-
-    fn visit_item(&mut self, _: &'ast syn::Item) {}
 }

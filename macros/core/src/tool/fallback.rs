@@ -1,4 +1,8 @@
-//! The handler as written, for the fallback: each `ask!` becomes an answer that type-checks.
+//! Stage 8, fallback: on any error, the compile errors next to the method as written
+//! (attributes, signature, body) with each `ask!` replaced by an answer of its request's type,
+//! so the surrounding `#[tool_router]` impl still type-checks, rustc and rust-analyzer keep
+//! checking the user's own code, and the only `ask!`-related errors are ours (tokio-macros
+//! does the same for its attribute).
 //!
 //! Works on tokens rather than syn's tree because the invocations to replace can sit where syn
 //! sees only opaque tokens (another macro's arguments) or where the body does not parse at all.
@@ -7,6 +11,21 @@ use proc_macro2::{Delimiter, Group, Span, TokenStream, TokenTree};
 use quote::{ToTokens, quote, quote_spanned};
 use syn::Token;
 use syn::parse::{ParseStream, Parser};
+
+use crate::errors::Errors;
+
+/// The errors, and the method as written with every `ask!` replaced.
+pub fn method(method: &syn::ImplItemFn, errors: Errors) -> TokenStream {
+    let compile_errors = errors.into_compile_errors();
+    // Printed whole, the method ends with its body's group, inner attributes included.
+    let mut head: Vec<TokenTree> = method.to_token_stream().into_iter().collect();
+    let body = replace_asks(head.pop().into_iter().collect());
+    let allow = body
+        .diverges
+        .then(|| quote!(#[allow(unreachable_code, unused_variables)]));
+    let body = body.tokens;
+    quote!(#compile_errors #allow #(#head)* #body)
+}
 
 /// A body with every `ask!` replaced.
 pub struct Replaced {
@@ -108,14 +127,15 @@ impl Rewriter {
             return quote_spanned!(span=> ({ #marker ::core::unreachable!() }));
         };
         let mut marker = marker;
+        let rt = crate::runtime_at(span);
         let answers: Vec<TokenStream> = requests
             .iter()
             .map(|request| {
                 let marker = marker.take();
                 quote_spanned! {span=>
-                    ::mrtr::__private::unlowered({
+                    #rt::unlowered({
                         #[allow(unused_imports)]
-                        use ::mrtr::__private::requests::*;
+                        use #rt::requests::*;
                         #marker
                         #request
                     })
