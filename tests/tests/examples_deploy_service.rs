@@ -2,14 +2,13 @@
 //! in-memory duplex in both eras: final results, rounds, decline/cancel paths, capability
 //! fallbacks, and that the plan is built once and the deploy runs once, after the last answer.
 
+use mrtr::testing::{
+    Caps, Effects, Reply, ScriptedClient, Verdict, accept, equivalent, hostile, run, run_both,
+    run_fresh, text,
+};
+use mrtr::testing::{ERAS, Era, connect, expect_complete, expect_input_required, text_of};
 use mrtr_examples::ops::Ops;
 use mrtr_examples::servers::deploy_service::Deployer;
-use mrtr::testing::{
-    Caps, Effects, Reply, ScriptedClient, Verdict, accept, equivalent, hostile, run, run_both, run_fresh, text,
-};
-use mrtr::testing::{
-    ERAS, Era, connect, expect_complete, expect_input_required, text_of,
-};
 use serde_json::{Value, json};
 
 mod support;
@@ -45,7 +44,11 @@ async fn deploy_asks_for_the_environment_and_deploys_once_after_the_answer_in_bo
     let deployed = "Deployed checkout-api to staging: https://staging.example.invalid/checkout-api";
     both.assert_table(deployed, 1, 1);
     both.modern.assert_asked_keys(&[&["target_env"]]);
-    assert_eq!(both.legacy.ask_keys(), ["target_env"], "the live request is named");
+    assert_eq!(
+        both.legacy.ask_keys(),
+        ["target_env"],
+        "the live request is named"
+    );
     let log = &both.legacy.effects;
     assert!(
         log.len() == 2
@@ -80,12 +83,26 @@ async fn deploy_service_keeps_every_promise_under_the_hostile_suite() {
         .count();
     assert_eq!(skipped, 0, "{report}");
     for family in [
-        "control", "tamper", "truncation", "suffix", "cross-tool", "cross-arguments",
-        "cross-principal", "cross-service", "expired", "oversize", "malformed-answer",
-        "missing-answer", "junk-key", "capability-missing",
+        "control",
+        "tamper",
+        "truncation",
+        "suffix",
+        "cross-tool",
+        "cross-arguments",
+        "cross-principal",
+        "cross-service",
+        "expired",
+        "oversize",
+        "malformed-answer",
+        "missing-answer",
+        "junk-key",
+        "capability-missing",
     ] {
         assert!(
-            report.cases.iter().any(|case| case.name.starts_with(family)),
+            report
+                .cases
+                .iter()
+                .any(|case| case.name.starts_with(family)),
             "no `{family}` case ran: {report}"
         );
     }
@@ -95,7 +112,9 @@ async fn deploy_service_keeps_every_promise_under_the_hostile_suite() {
 async fn both_tools_end_the_same_way_on_both_eras_for_every_explored_script() {
     equivalent(deployer, "deploy_service", args()).run().await;
     let since = json!({ "since": "2026-11-01" });
-    equivalent(deployer, "summarize_incidents", since).run().await;
+    equivalent(deployer, "summarize_incidents", since)
+        .run()
+        .await;
 }
 
 #[tokio::test]

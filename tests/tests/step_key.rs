@@ -4,8 +4,8 @@
 
 use std::sync::{Arc, Mutex};
 
-use mrtr::{StepKey, ask, mrtr_tool};
 use mrtr::testing::*;
+use mrtr::{StepKey, ask, mrtr_tool};
 use rmcp::model::{CallToolResult, ContentBlock};
 use rmcp::{ErrorData, tool, tool_router};
 use serde_json::json;

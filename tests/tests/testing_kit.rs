@@ -54,7 +54,8 @@ impl Rollout {
         Parameters(args): Parameters<Args>,
     ) -> Result<CallToolResult, ErrorData> {
         self.effects.record("plan");
-        let target = ask!(target_env: elicit::<Target>(format!("Where should {} go?", args.service)));
+        let target =
+            ask!(target_env: elicit::<Target>(format!("Where should {} go?", args.service)));
         let target = match target {
             Answer::Accept(target) => target.environment,
             Answer::Decline => return Ok(reply("declined")),
@@ -100,8 +101,14 @@ async fn per_key_scripts_answer_each_ask_by_its_key_in_both_eras() {
     both.modern
         .assert_asked_keys(&[&["target_env"], &["replicas"], &["confirm"]])
         .assert_effects(&["plan", "target staging", "replicas 3", "rolled out"]);
-    assert_eq!(both.legacy.ask_keys(), ["target_env", "replicas", "confirm"]);
-    assert!(both.legacy.received.iter().all(|r| r.key.is_none()), "live requests carry no key");
+    assert_eq!(
+        both.legacy.ask_keys(),
+        ["target_env", "replicas", "confirm"]
+    );
+    assert!(
+        both.legacy.received.iter().all(|r| r.key.is_none()),
+        "live requests carry no key"
+    );
 }
 
 #[tokio::test]
@@ -111,7 +118,9 @@ async fn a_live_legacy_request_is_named_by_its_message_without_a_modern_run() {
         .legacy_message("replicas", "How many")
         .legacy_message("confirm", "Roll out");
     let legacy = run(Era::Legacy, rollout, client, "rollout", args()).await;
-    legacy.assert_outcome("rolled out 3 to staging").assert_rounds(0);
+    legacy
+        .assert_outcome("rolled out 3 to staging")
+        .assert_rounds(0);
     assert_eq!(legacy.ask_keys(), ["target_env", "replicas", "confirm"]);
 }
 
@@ -145,7 +154,10 @@ async fn a_closure_answers_from_the_request_and_a_key_scripted_twice_answers_a_r
     both.modern
         .assert_asked_keys(&[&["target_env"], &["replicas"], &["replicas"], &["confirm"]])
         .assert_effects(&["plan", "target api-canary", "replicas 2"]);
-    assert_eq!(both.legacy.ask_keys(), ["target_env", "replicas", "replicas", "confirm"]);
+    assert_eq!(
+        both.legacy.ask_keys(),
+        ["target_env", "replicas", "replicas", "confirm"]
+    );
 }
 
 #[tokio::test]
@@ -156,8 +168,16 @@ async fn every_round_on_a_fresh_server_gives_the_same_run() {
         .assert_rounds(3)
         .assert_asked_keys(&[&["target_env"], &["replicas"], &["confirm"]])
         .assert_effects(&["plan", "target staging", "replicas 3", "rolled out"]);
-    let states: Vec<_> = fresh.rounds.iter().filter_map(|r| r.request_state.clone()).collect();
-    assert_eq!(states.len(), 3, "rounds 2 to 4 each carried the previous round's state");
+    let states: Vec<_> = fresh
+        .rounds
+        .iter()
+        .filter_map(|r| r.request_state.clone())
+        .collect();
+    assert_eq!(
+        states.len(),
+        3,
+        "rounds 2 to 4 each carried the previous round's state"
+    );
 }
 
 #[tokio::test]
@@ -174,7 +194,11 @@ async fn the_rollout_is_equivalent_on_both_eras_for_every_explored_script() {
 async fn the_rollout_keeps_every_promise_under_the_hostile_suite() {
     let report = hostile(rollout, "rollout", args()).run().await;
     report.assert_ok();
-    assert!(report.case("expired: one second past the TTL").is_some_and(|c| c.verdict == Verdict::Held));
+    assert!(
+        report
+            .case("expired: one second past the TTL")
+            .is_some_and(|c| c.verdict == Verdict::Held)
+    );
 }
 
 /// A hand-rolled 2026-07-28 port that trusts its `requestState`: anything presented as a state
@@ -196,7 +220,11 @@ impl ServerHandler for Naive {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         let schema = serde_json::from_value(json!({ "type": "object" })).unwrap();
-        Ok(ListToolsResult::with_all_items(vec![Tool::new("naive", "trusts its state", std::sync::Arc::new(schema))]))
+        Ok(ListToolsResult::with_all_items(vec![Tool::new(
+            "naive",
+            "trusts its state",
+            std::sync::Arc::new(schema),
+        )]))
     }
 
     async fn call_tool(
@@ -209,8 +237,14 @@ impl ServerHandler for Naive {
         if mrtr::Era::of(&context).is_legacy() {
             let params: ElicitRequestParams = serde_json::from_value(ask).unwrap();
             let answer = context.peer.create_elicitation(params).await;
-            let action = answer.map(|a| format!("{:?}", a.action)).unwrap_or_default();
-            let action = if action == "Decline" { "Cancel".to_owned() } else { action };
+            let action = answer
+                .map(|a| format!("{:?}", a.action))
+                .unwrap_or_default();
+            let action = if action == "Decline" {
+                "Cancel".to_owned()
+            } else {
+                action
+            };
             self.effects.record(format!("answered {action}"));
             return Ok(reply(action).into());
         }
@@ -219,14 +253,25 @@ impl ServerHandler for Naive {
                 json!({ "target_env": { "method": "elicitation/create", "params": ask } }),
             )
             .unwrap();
-            return Ok(InputRequiredResult::new(Some(requests), Some("x1.k1.cGxhbg".into())).into());
+            return Ok(
+                InputRequiredResult::new(Some(requests), Some("x1.k1.cGxhbg".into())).into(),
+            );
         };
         let action = request
             .input_responses
             .and_then(|responses| responses.get("target_env").cloned())
-            .and_then(|answer| answer.get("action").and_then(Value::as_str).map(str::to_owned))
+            .and_then(|answer| {
+                answer
+                    .get("action")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned)
+            })
             .unwrap_or_default();
-        let action = format!("{}{}", action[..1.min(action.len())].to_uppercase(), action.get(1..).unwrap_or_default());
+        let action = format!(
+            "{}{}",
+            action[..1.min(action.len())].to_uppercase(),
+            action.get(1..).unwrap_or_default()
+        );
         self.effects.record(format!("answered {action}"));
         let _ = state;
         Ok(reply(action).into())
@@ -240,7 +285,11 @@ fn naive(effects: Effects) -> Naive {
 #[tokio::test]
 async fn a_server_that_trusts_its_request_state_fails_the_hostile_suite_one_line_per_broken_case() {
     let report = hostile(naive, "naive", json!({})).run().await;
-    let broken: Vec<&str> = report.broken().iter().map(|case| case.name.as_str()).collect();
+    let broken: Vec<&str> = report
+        .broken()
+        .iter()
+        .map(|case| case.name.as_str())
+        .collect();
     for expected in [
         "tamper: bit flip at the first byte of the sealed body",
         "truncation: half the token",
@@ -251,22 +300,48 @@ async fn a_server_that_trusts_its_request_state_fails_the_hostile_suite_one_line
         "missing-answer: `target_env` left out",
         "capability-missing: a 2026-07-28 request without `elicitation.form`",
     ] {
-        assert!(broken.contains(&expected), "`{expected}` not reported broken: {report}");
+        assert!(
+            broken.contains(&expected),
+            "`{expected}` not reported broken: {report}"
+        );
     }
-    assert_eq!(report.case("control: a genuine retry is accepted").map(|c| &c.verdict), Some(&Verdict::Held));
+    assert_eq!(
+        report
+            .case("control: a genuine retry is accepted")
+            .map(|c| &c.verdict),
+        Some(&Verdict::Held)
+    );
     let message = std::panic::catch_unwind(|| report.assert_ok())
         .expect_err("assert_ok fails on a broken server")
         .downcast::<String>()
         .expect("a formatted panic message");
-    let lines = message.lines().filter(|line| line.starts_with("BROKEN")).count();
+    let lines = message
+        .lines()
+        .filter(|line| line.starts_with("BROKEN"))
+        .count();
     assert_eq!(lines, broken.len(), "{message}");
 }
 
 #[tokio::test]
 async fn a_port_whose_legacy_path_differs_fails_equivalence_with_a_minimal_script() {
-    let check = tokio::spawn(equivalent(naive, "naive", json!({})).caps(Caps::FORM_ONLY).run());
-    let panic = check.await.expect_err("the eras differ on a decline").into_panic();
-    let message = panic.downcast::<String>().expect("a formatted panic message");
-    assert!(message.contains("minimal script (choices per key, in order of first ask) [Decline]"), "{message}");
-    assert!(message.contains("Modern: Decline") && message.contains("Legacy: Cancel"), "{message}");
+    let check = tokio::spawn(
+        equivalent(naive, "naive", json!({}))
+            .caps(Caps::FORM_ONLY)
+            .run(),
+    );
+    let panic = check
+        .await
+        .expect_err("the eras differ on a decline")
+        .into_panic();
+    let message = panic
+        .downcast::<String>()
+        .expect("a formatted panic message");
+    assert!(
+        message.contains("minimal script (choices per key, in order of first ask) [Decline]"),
+        "{message}"
+    );
+    assert!(
+        message.contains("Modern: Decline") && message.contains("Legacy: Cancel"),
+        "{message}"
+    );
 }

@@ -123,8 +123,13 @@ where
             failure_persistence: None,
             ..Config::default()
         };
-        let mut runner = TestRunner::new_with_rng(config, TestRng::deterministic_rng(RngAlgorithm::ChaCha));
-        let choice = prop_oneof![any::<u64>().prop_map(Choice::Accept), Just(Choice::Decline), Just(Choice::Cancel)];
+        let mut runner =
+            TestRunner::new_with_rng(config, TestRng::deterministic_rng(RngAlgorithm::ChaCha));
+        let choice = prop_oneof![
+            any::<u64>().prop_map(Choice::Accept),
+            Just(Choice::Decline),
+            Just(Choice::Cancel)
+        ];
         let scripts = proptest::collection::vec(choice, 1..=self.max_keys);
         let result = runner.run(&scripts, |choices| {
             let both = runtime.block_on(self.both(&choices));
@@ -142,7 +147,9 @@ where
                 "`{}`: legacy and 2026-07-28 differ; minimal script (choices per key, in order of first ask) {choices:?}\n{why}",
                 self.tool
             )),
-            Err(TestError::Abort(why)) => Err(format!("`{}`: exploration aborted: {why}", self.tool)),
+            Err(TestError::Abort(why)) => {
+                Err(format!("`{}`: exploration aborted: {why}", self.tool))
+            }
         }
     }
 
@@ -154,12 +161,32 @@ where
         };
         let modern_client = client(script.clone());
         let modern = if self.fresh_rounds {
-            run_fresh(&self.make, modern_client, &self.tool, self.arguments.clone()).await
+            run_fresh(
+                &self.make,
+                modern_client,
+                &self.tool,
+                self.arguments.clone(),
+            )
+            .await
         } else {
-            run(Era::Modern, &self.make, modern_client, &self.tool, self.arguments.clone()).await
+            run(
+                Era::Modern,
+                &self.make,
+                modern_client,
+                &self.tool,
+                self.arguments.clone(),
+            )
+            .await
         };
         let legacy_client = client(script).legacy_order_from(&modern.received);
-        let legacy = run(Era::Legacy, &self.make, legacy_client, &self.tool, self.arguments.clone()).await;
+        let legacy = run(
+            Era::Legacy,
+            &self.make,
+            legacy_client,
+            &self.tool,
+            self.arguments.clone(),
+        )
+        .await;
         Both { modern, legacy }
     }
 }
@@ -182,7 +209,10 @@ impl Script {
         let index = {
             let mut keys = lock(&self.keys);
             // A live request the client could not name is its own key: the n-th unnamed ask.
-            let key = request.ask_key.clone().unwrap_or_else(|| format!("?{}", keys.len()));
+            let key = request
+                .ask_key
+                .clone()
+                .unwrap_or_else(|| format!("?{}", keys.len()));
             match keys.iter().position(|known| *known == key) {
                 Some(index) => index,
                 None => {

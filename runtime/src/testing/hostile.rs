@@ -211,6 +211,9 @@ struct Attack {
 
 type Response = Result<CallToolResponse, ServiceError>;
 
+/// How a `tamper`, `truncation` or `suffix` case changes a token.
+type Tamper = fn(&str) -> String;
+
 impl<H, F> Hostile<F>
 where
     H: Service<RoleServer>,
@@ -335,9 +338,15 @@ where
 
     /// The genuine retry every other case is measured against.
     async fn genuine(&self) -> Result<(Response, Vec<String>), String> {
-        let opened = self.open(&self.tool, &self.arguments, &Setup::kit()).await?;
+        let opened = self
+            .open(&self.tool, &self.arguments, &Setup::kit())
+            .await?;
         let response = self
-            .round(&Setup::kit(), &opened.effects, self.retry(&opened, opened.state.clone()))
+            .round(
+                &Setup::kit(),
+                &opened.effects,
+                self.retry(&opened, opened.state.clone()),
+            )
             .await;
         Ok((response, opened.effects.all()))
     }
@@ -356,20 +365,39 @@ where
 
     async fn state_cases(&self, cases: &mut Vec<Case>) {
         let kit = Setup::kit();
-        let tampered: [(&str, fn(&str) -> String); 12] = [
-            ("tamper: bit flip at the first byte of the sealed body", |s| flip_body(s, |_| 0)),
-            ("tamper: bit flip in the middle of the sealed body", |s| flip_body(s, |n| n / 2)),
-            ("tamper: bit flip at the last byte of the sealed body", |s| flip_body(s, |n| n - 1)),
+        let tampered: [(&str, Tamper); 12] = [
+            (
+                "tamper: bit flip at the first byte of the sealed body",
+                |s| flip_body(s, |_| 0),
+            ),
+            ("tamper: bit flip in the middle of the sealed body", |s| {
+                flip_body(s, |n| n / 2)
+            }),
+            (
+                "tamper: bit flip at the last byte of the sealed body",
+                |s| flip_body(s, |n| n - 1),
+            ),
             ("tamper: another key id", other_kid),
             ("tamper: another format version", other_version),
-            ("truncation: one character short", |s| s[..s.len() - 1].to_owned()),
-            ("truncation: half the token", |s| s[..s.len() / 2].to_owned()),
-            ("truncation: the header only", |s| s[..=s.rfind('.').unwrap_or(0)].to_owned()),
+            ("truncation: one character short", |s| {
+                s[..s.len() - 1].to_owned()
+            }),
+            ("truncation: half the token", |s| {
+                s[..s.len() / 2].to_owned()
+            }),
+            ("truncation: the header only", |s| {
+                s[..=s.rfind('.').unwrap_or(0)].to_owned()
+            }),
             ("truncation: empty", |_| String::new()),
             ("suffix: one base64url character", |s| format!("{s}A")),
-            ("suffix: another dot-separated part", |s| format!("{s}.AAAA")),
+            ("suffix: another dot-separated part", |s| {
+                format!("{s}.AAAA")
+            }),
             ("oversize: a requestState over the size cap", |s| {
-                format!("{s}{}", "A".repeat(DEFAULT_MAX_BYTES + 1 - s.len().min(DEFAULT_MAX_BYTES)))
+                format!(
+                    "{s}{}",
+                    "A".repeat(DEFAULT_MAX_BYTES + 1 - s.len().min(DEFAULT_MAX_BYTES))
+                )
             }),
         ];
         for (name, tamper) in tampered {
@@ -378,25 +406,51 @@ where
             })
             .await;
         }
-        self.refused(cases, "cross-arguments: one argument changed", &kit, &kit, |opened| Attack {
-            arguments: changed_argument(&self.arguments),
-            ..self.retry(opened, opened.state.clone())
-        })
+        self.refused(
+            cases,
+            "cross-arguments: one argument changed",
+            &kit,
+            &kit,
+            |opened| Attack {
+                arguments: changed_argument(&self.arguments),
+                ..self.retry(opened, opened.state.clone())
+            },
+        )
         .await;
         let alice = Setup::as_principal("alice");
-        self.refused(cases, "cross-principal: alice's state presented by mallory", &alice,
-            &Setup::as_principal("mallory"), |opened| self.retry(opened, opened.state.clone()))
+        self.refused(
+            cases,
+            "cross-principal: alice's state presented by mallory",
+            &alice,
+            &Setup::as_principal("mallory"),
+            |opened| self.retry(opened, opened.state.clone()),
+        )
         .await;
-        self.refused(cases, "cross-principal: alice's state presented anonymously", &alice, &kit,
-            |opened| self.retry(opened, opened.state.clone()))
+        self.refused(
+            cases,
+            "cross-principal: alice's state presented anonymously",
+            &alice,
+            &kit,
+            |opened| self.retry(opened, opened.state.clone()),
+        )
         .await;
         let other_service = Setup::with_runtime(test_runtime("another-service"));
-        self.refused(cases, "cross-service: a state sealed for another audience", &other_service,
-            &kit, |opened| self.retry(opened, opened.state.clone()))
+        self.refused(
+            cases,
+            "cross-service: a state sealed for another audience",
+            &other_service,
+            &kit,
+            |opened| self.retry(opened, opened.state.clone()),
+        )
         .await;
         let other_key = Setup::with_runtime(runtime_with(KIT_AUDIENCE, &[0x5a; 32], None));
-        self.refused(cases, "cross-service: a state sealed under a key this server does not hold",
-            &other_key, &kit, |opened| self.retry(opened, opened.state.clone()))
+        self.refused(
+            cases,
+            "cross-service: a state sealed under a key this server does not hold",
+            &other_key,
+            &kit,
+            |opened| self.retry(opened, opened.state.clone()),
+        )
         .await;
         let clock = TestClock::now();
         let clocked = Setup::with_runtime(runtime_with(KIT_AUDIENCE, &TEST_KEY, Some(&clock)));
@@ -404,7 +458,10 @@ where
             Ok(opened) => {
                 clock.advance(DEFAULT_TTL.as_secs() + 1);
                 let attack = self.retry(&opened, opened.state.clone());
-                refusal(&self.round(&clocked, &opened.effects, attack).await, &opened)
+                refusal(
+                    &self.round(&clocked, &opened.effects, attack).await,
+                    &opened,
+                )
             }
             Err(why) => Verdict::Broken(format!("could not open the dialogue: {why}")),
         };
@@ -415,21 +472,34 @@ where
         let kit = Setup::kit();
         let Some((other_tool, other_arguments, theirs)) = self.other_dialogue().await else {
             let why = "no other tool of this server asks for input with these arguments; name one with .cross_tool(..)";
-            for name in ["cross-tool: this tool's state on another tool", "cross-tool: another tool's state on this tool"] {
+            for name in [
+                "cross-tool: this tool's state on another tool",
+                "cross-tool: another tool's state on this tool",
+            ] {
                 push(cases, name, Verdict::Skipped(why.into()));
             }
             return;
         };
-        self.refused(cases, "cross-tool: this tool's state on another tool", &kit, &kit, |opened| Attack {
-            tool: other_tool.clone(),
-            arguments: other_arguments.clone(),
-            responses: Some(theirs.answers.clone()),
-            state: Some(opened.state.clone()),
-        })
+        self.refused(
+            cases,
+            "cross-tool: this tool's state on another tool",
+            &kit,
+            &kit,
+            |opened| Attack {
+                tool: other_tool.clone(),
+                arguments: other_arguments.clone(),
+                responses: Some(theirs.answers.clone()),
+                state: Some(opened.state.clone()),
+            },
+        )
         .await;
-        self.refused(cases, "cross-tool: another tool's state on this tool", &kit, &kit, |opened| {
-            self.retry(opened, theirs.state.clone())
-        })
+        self.refused(
+            cases,
+            "cross-tool: another tool's state on this tool",
+            &kit,
+            &kit,
+            |opened| self.retry(opened, theirs.state.clone()),
+        )
         .await;
     }
 
@@ -461,7 +531,11 @@ where
         let oversized: [(String, Box<dyn Fn() -> InputResponses>); 3] = [
             (
                 format!("oversize: {too_many} inputResponses keys"),
-                Box::new(move || (0..too_many).map(|i| (format!("junk{i}"), json!({}))).collect()),
+                Box::new(move || {
+                    (0..too_many)
+                        .map(|i| (format!("junk{i}"), json!({})))
+                        .collect()
+                }),
             ),
             (
                 format!("oversize: inputResponses nested {too_deep} deep"),
@@ -472,7 +546,11 @@ where
             ),
             (
                 format!("oversize: inputResponses of {too_big} bytes"),
-                Box::new(move || [("junk".to_owned(), json!("x".repeat(too_big)))].into_iter().collect()),
+                Box::new(move || {
+                    [("junk".to_owned(), json!("x".repeat(too_big)))]
+                        .into_iter()
+                        .collect()
+                }),
             ),
         ];
         for (name, responses) in oversized {
@@ -490,7 +568,11 @@ where
         let Ok(opened) = self.open(&self.tool, &self.arguments, &kit).await else {
             return;
         };
-        let requests = opened.input_required.input_requests.clone().unwrap_or_default();
+        let requests = opened
+            .input_required
+            .input_requests
+            .clone()
+            .unwrap_or_default();
         for (key, request) in &requests {
             for (what, malformed) in malformed_answers(request) {
                 let name = format!("malformed-answer: `{key}` answered with {what}");
@@ -510,13 +592,26 @@ where
             .await;
         }
         let all: Vec<&str> = requests.keys().map(String::as_str).collect();
-        self.asked_again(cases, "missing-answer: every answer left out", &all, |opened| {
-            self.with_answers(opened, InputResponses::new())
-        })
+        self.asked_again(
+            cases,
+            "missing-answer: every answer left out",
+            &all,
+            |opened| self.with_answers(opened, InputResponses::new()),
+        )
         .await;
-        self.asked_again(cases, "junk-key: a key nobody asked, instead of the answers", &all, |opened| {
-            self.with_answers(opened, [(JUNK_KEY.to_owned(), json!({ "action": "accept" }))].into_iter().collect())
-        })
+        self.asked_again(
+            cases,
+            "junk-key: a key nobody asked, instead of the answers",
+            &all,
+            |opened| {
+                self.with_answers(
+                    opened,
+                    [(JUNK_KEY.to_owned(), json!({ "action": "accept" }))]
+                        .into_iter()
+                        .collect(),
+                )
+            },
+        )
         .await;
         self.junk_beside_answers(cases).await;
     }
@@ -552,7 +647,9 @@ where
             Ok(opened) => {
                 let mut answers = opened.answers.clone();
                 answers.insert(JUNK_KEY.to_owned(), json!({ "action": "accept" }));
-                let response = self.round(&kit, &opened.effects, self.with_answers(&opened, answers)).await;
+                let response = self
+                    .round(&kit, &opened.effects, self.with_answers(&opened, answers))
+                    .await;
                 let effects = opened.effects.all();
                 if shape(&response) != shape(&genuine) {
                     Verdict::Broken(format!(
@@ -561,7 +658,9 @@ where
                         describe(&genuine)
                     ))
                 } else if effects != genuine_effects {
-                    Verdict::Broken(format!("effects {effects:?} where the genuine retry left {genuine_effects:?}"))
+                    Verdict::Broken(format!(
+                        "effects {effects:?} where the genuine retry left {genuine_effects:?}"
+                    ))
                 } else {
                     Verdict::Held
                 }
@@ -582,12 +681,15 @@ where
         }
         for capability in needed {
             let caps = without(capability);
-            let client = || ScriptedClient::new(caps).otherwise(|request| generated_reply(request, 0));
+            let client =
+                || ScriptedClient::new(caps).otherwise(|request| generated_reply(request, 0));
             let kit = Setup::kit();
             let effects = Effects::default();
             let mut server = Recorded::new((self.make)(effects.clone()), Some(kit.runtime.clone()));
             let session = connect(server, client(), Era::Modern).await;
-            let response = session.call_once(params(&self.tool, self.arguments.clone())).await;
+            let response = session
+                .call_once(params(&self.tool, self.arguments.clone()))
+                .await;
             session.close().await;
             let name = format!("capability-missing: a 2026-07-28 request without `{capability}`");
             push(cases, &name, never_asked_modern(&response, capability));
@@ -599,11 +701,16 @@ where
             session.close().await;
             let sent: Vec<&'static str> = client.received().iter().map(|r| r.method).collect();
             let verdict = if sent.contains(&method_of(capability)) {
-                Verdict::Broken(format!("sent a live `{}` to a session without `{capability}`", method_of(capability)))
+                Verdict::Broken(format!(
+                    "sent a live `{}` to a session without `{capability}`",
+                    method_of(capability)
+                ))
             } else {
                 match &result {
                     Ok(_) => Verdict::Held,
-                    Err(ServiceError::McpError(error)) if error.code.0 == MISSING_CAPABILITY => Verdict::Held,
+                    Err(ServiceError::McpError(error)) if error.code.0 == MISSING_CAPABILITY => {
+                        Verdict::Held
+                    }
                     Err(other) => Verdict::Broken(format!("failed with {other}")),
                 }
             };
@@ -627,11 +734,19 @@ fn describe(response: &Response) -> String {
     match response {
         Ok(CallToolResponse::Complete(result)) => format!(
             "a complete result{}",
-            if result.is_error == Some(true) { " (isError)" } else { "" }
+            if result.is_error == Some(true) {
+                " (isError)"
+            } else {
+                ""
+            }
         ),
         Ok(CallToolResponse::InputRequired(result)) => format!(
             "input_required asking {:?}",
-            result.input_requests.iter().flat_map(|r| r.keys()).collect::<Vec<_>>()
+            result
+                .input_requests
+                .iter()
+                .flat_map(|r| r.keys())
+                .collect::<Vec<_>>()
         ),
         Ok(_) => "an unexpected result".into(),
         Err(ServiceError::McpError(error)) => format!("error {}: {}", error.code.0, error.message),
@@ -642,7 +757,9 @@ fn describe(response: &Response) -> String {
 /// What a response is, for comparing two runs: the final content, the keys asked, or the code.
 fn shape(response: &Response) -> Value {
     match response {
-        Ok(CallToolResponse::Complete(result)) => json!({ "complete": result.content, "isError": result.is_error }),
+        Ok(CallToolResponse::Complete(result)) => {
+            json!({ "complete": result.content, "isError": result.is_error })
+        }
         Ok(CallToolResponse::InputRequired(result)) => {
             json!({ "asked": result.input_requests.iter().flat_map(|r| r.keys()).collect::<Vec<_>>() })
         }
@@ -655,13 +772,17 @@ fn shape(response: &Response) -> Value {
 fn rerun(opened: &Opened) -> Option<String> {
     let now = opened.effects.all();
     (now != opened.after_open).then(|| {
-        format!("user code ran: the effect log went from {:?} to {now:?}", opened.after_open)
+        format!(
+            "user code ran: the effect log went from {:?} to {now:?}",
+            opened.after_open
+        )
     })
 }
 
 fn refusal(response: &Response, opened: &Opened) -> Verdict {
     match response {
-        Err(ServiceError::McpError(error)) if error.code.0 == INVALID_PARAMS => match rerun(opened) {
+        Err(ServiceError::McpError(error)) if error.code.0 == INVALID_PARAMS => match rerun(opened)
+        {
             Some(why) => Verdict::Broken(format!("refused with -32602, but {why}")),
             None => Verdict::Held,
         },
@@ -671,10 +792,17 @@ fn refusal(response: &Response, opened: &Opened) -> Verdict {
 
 fn asked_again(response: &Response, keys: &[&str], opened: &Opened) -> Verdict {
     let asked: Vec<String> = match response {
-        Ok(CallToolResponse::InputRequired(result)) => {
-            result.input_requests.iter().flat_map(|r| r.keys().cloned()).collect()
+        Ok(CallToolResponse::InputRequired(result)) => result
+            .input_requests
+            .iter()
+            .flat_map(|r| r.keys().cloned())
+            .collect(),
+        other => {
+            return Verdict::Broken(format!(
+                "expected {keys:?} asked again, got {}",
+                describe(other)
+            ));
         }
-        other => return Verdict::Broken(format!("expected {keys:?} asked again, got {}", describe(other))),
     };
     if let Some(key) = keys.iter().find(|key| !asked.iter().any(|a| a == *key)) {
         return Verdict::Broken(format!("`{key}` was not asked again (asked {asked:?})"));
@@ -698,7 +826,9 @@ fn never_asked_modern(response: &Response, capability: &str) -> Verdict {
             if offending.is_empty() {
                 Verdict::Held
             } else {
-                Verdict::Broken(format!("asked {offending:?}, which need `{capability}` the request did not declare"))
+                Verdict::Broken(format!(
+                    "asked {offending:?}, which need `{capability}` the request did not declare"
+                ))
             }
         }
         Ok(_) => Verdict::Held,
@@ -714,7 +844,10 @@ fn never_asked_modern(response: &Response, capability: &str) -> Verdict {
                 Verdict::Broken("-32021 without data.requiredCapabilities".into())
             }
         }
-        other => Verdict::Broken(format!("expected a fallback or -32021, got {}", describe(other))),
+        other => Verdict::Broken(format!(
+            "expected a fallback or -32021, got {}",
+            describe(other)
+        )),
     }
 }
 
@@ -735,8 +868,12 @@ fn capability_of(request: &InputRequest) -> &'static str {
 }
 
 fn needed_capabilities(input_required: &InputRequiredResult) -> Vec<&'static str> {
-    let mut needed: Vec<&'static str> =
-        input_required.input_requests.iter().flatten().map(|(_, request)| capability_of(request)).collect();
+    let mut needed: Vec<&'static str> = input_required
+        .input_requests
+        .iter()
+        .flatten()
+        .map(|(_, request)| capability_of(request))
+        .collect();
     needed.sort_unstable();
     needed.dedup();
     needed
@@ -770,7 +907,10 @@ fn malformed_answers(request: &InputRequest) -> Vec<(&'static str, Value)> {
     if let InputRequest::Elicitation(elicit) = request {
         let params = serde_json::to_value(&elicit.params).unwrap_or(Value::Null);
         if params.get("requestedSchema").is_some() {
-            malformed.push(("form content that is not an object", json!({ "action": "accept", "content": "not an object" })));
+            malformed.push((
+                "form content that is not an object",
+                json!({ "action": "accept", "content": "not an object" }),
+            ));
         }
     }
     malformed

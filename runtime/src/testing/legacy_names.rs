@@ -75,9 +75,8 @@ impl LegacyNames {
     }
 
     fn take_learned(&mut self, request: &Received) -> Option<String> {
-        let unused_same_method = |(ask, used): &&mut (Received, bool)| {
-            !*used && ask.method == request.method
-        };
+        let unused_same_method =
+            |(ask, used): &&mut (Received, bool)| !*used && ask.method == request.method;
         let position = self
             .learned
             .iter_mut()

@@ -12,6 +12,11 @@
 //!   the rounds, the keys asked and the effect log, with assertions on each.
 //! - [`connect`] and [`Session`]: a connected pair for tools, prompts and resources, whole calls
 //!   or raw rounds ([`Session::round`]) for wire-level checks.
+//! - [`hostile`]: every attack a client can make on a suspended call of one tool (tampered,
+//!   truncated, foreign, expired, oversized states; malformed, missing, junk answers; missing
+//!   capabilities), with a [`HostileReport`] that fails the test one line per broken case.
+//! - [`equivalent`]: explores answer scripts with proptest and checks the legacy and 2026-07-28
+//!   runs end the same and leave the same effect log; a failure shrinks to a minimal script.
 //!
 //! # The server factory and the effect log
 //!
@@ -38,6 +43,94 @@
 //!
 //! A request the client cannot name is answered only by text rules ([`ScriptedClient::on_elicit`]
 //! ..) and otherwise fails with an error naming it. [`Received::ask_key`] shows the name given.
+//!
+//! # Example
+//!
+//! A ported tool, and the tests a user writes for it: both eras, fresh servers per round, the
+//! hostile suite and legacy-versus-MRTR equivalence.
+//!
+//! ```
+//! use mrtr::testing::{Caps, Effects, ScriptedClient, equivalent, hostile, run_both, run_fresh};
+//! use mrtr::{Answer, ask, mrtr_tool};
+//! use rmcp::handler::server::wrapper::Parameters;
+//! use rmcp::model::{CallToolResult, ContentBlock, ServerCapabilities, ServerConfig};
+//! use rmcp::{ErrorData, ServerHandler, schemars, tool, tool_handler, tool_router};
+//! use serde::{Deserialize, Serialize};
+//! use serde_json::json;
+//!
+//! #[derive(Serialize, Deserialize, mrtr::Elicit)]
+//! struct Target {
+//!     environment: String,
+//! }
+//!
+//! #[derive(Deserialize, schemars::JsonSchema)]
+//! struct DeployArgs {
+//!     service: String,
+//! }
+//!
+//! /// The server under test; its `effects` stand for the back end it drives.
+//! struct Deployer {
+//!     effects: Effects,
+//! }
+//!
+//! #[tool_router]
+//! impl Deployer {
+//!     #[mrtr_tool]
+//!     #[tool(description = "Deploy a service")]
+//!     async fn deploy_service(
+//!         &self,
+//!         Parameters(args): Parameters<DeployArgs>,
+//!     ) -> Result<CallToolResult, ErrorData> {
+//!         self.effects.record(format!("plan {}", args.service));
+//!         let target = ask!(target_env: elicit::<Target>(format!("Deploy {} where?", args.service)));
+//!         let text = match target {
+//!             Answer::Accept(target) => {
+//!                 self.effects.record(format!("deploy {}", target.environment));
+//!                 format!("deployed to {}", target.environment)
+//!             }
+//!             Answer::Decline | Answer::Cancel => "not deployed".to_owned(),
+//!         };
+//!         Ok(CallToolResult::success(vec![ContentBlock::text(text)]))
+//!     }
+//! }
+//!
+//! #[tool_handler]
+//! impl ServerHandler for Deployer {
+//!     fn get_info(&self) -> ServerConfig {
+//!         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+//!     }
+//! }
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() {
+//! // The factory: the kit builds a fresh server per run (or per round) around your effect log.
+//! let server = |effects| Deployer { effects };
+//! let args = json!({ "service": "api" });
+//! let staging = ScriptedClient::new(Caps::FORM_ONLY)
+//!     .accept("target_env", json!({ "environment": "staging" }));
+//!
+//! // Both eras end the same, with one input_required round on 2026-07-28 and one live
+//! // elicitation on the legacy session, and leave the same effect log.
+//! let both = run_both(server, staging.clone(), "deploy_service", args.clone()).await;
+//! both.assert_table("deployed to staging", 1, 1);
+//! both.modern
+//!     .assert_asked_keys(&[&["target_env"]])
+//!     .assert_effects(&["plan api", "deploy staging"]);
+//!
+//! // Every round on a freshly built server: the handler keeps nothing in memory.
+//! run_fresh(server, staging, "deploy_service", args.clone())
+//!     .await
+//!     .assert_outcome("deployed to staging");
+//!
+//! // Every attack a client can make on the suspended call; one line per broken promise.
+//! hostile(server, "deploy_service", args.clone()).run().await.assert_ok();
+//!
+//! // Legacy and 2026-07-28 agree for every explored answer script (proptest, shrinking).
+//! equivalent(server, "deploy_service", args).run().await;
+//! # }
+//! ```
+#![deny(missing_docs)]
+
 pub mod client;
 pub mod equivalent;
 pub mod hostile;

@@ -129,7 +129,12 @@ impl Run {
             .iter()
             .map(|round| round.iter().map(|key| (*key).to_owned()).collect())
             .collect();
-        assert_eq!(self.asked_keys(), expected, "{:?}: keys asked per round", self.era);
+        assert_eq!(
+            self.asked_keys(),
+            expected,
+            "{:?}: keys asked per round",
+            self.era
+        );
         self
     }
 
@@ -258,7 +263,14 @@ where
     H: Service<RoleServer>,
     F: Fn(Effects) -> H,
 {
-    let modern = run(Era::Modern, &make, client.make_client(), tool, arguments.clone()).await;
+    let modern = run(
+        Era::Modern,
+        &make,
+        client.make_client(),
+        tool,
+        arguments.clone(),
+    )
+    .await;
     let legacy_client = client.make_client().legacy_order_from(&modern.received);
     let legacy = run(Era::Legacy, &make, legacy_client, tool, arguments).await;
     Both { modern, legacy }
@@ -320,8 +332,15 @@ impl Both {
     /// Asserts that both eras ended the same way and left the same effect log.
     #[track_caller]
     pub fn assert_equivalent(&self) -> &Self {
-        assert_eq!(self.modern.outcome(), self.legacy.outcome(), "outcome, 2026-07-28 vs legacy");
-        assert_eq!(self.modern.effects, self.legacy.effects, "effect log, 2026-07-28 vs legacy");
+        assert_eq!(
+            self.modern.outcome(),
+            self.legacy.outcome(),
+            "outcome, 2026-07-28 vs legacy"
+        );
+        assert_eq!(
+            self.modern.effects, self.legacy.effects,
+            "effect log, 2026-07-28 vs legacy"
+        );
         self
     }
 }

@@ -40,7 +40,11 @@ pub struct Session {
 /// one.
 ///
 /// [`Recorded`]: super::Recorded
-pub async fn connect<H: Service<RoleServer>>(server: H, client: ScriptedClient, era: Era) -> Session {
+pub async fn connect<H: Service<RoleServer>>(
+    server: H,
+    client: ScriptedClient,
+    era: Era,
+) -> Session {
     let (server_end, client_end) = tokio::io::duplex(1 << 16);
     let server = tokio::spawn(async move {
         // A failed start shows up on the client side as a failed connect; nothing to add here.
