@@ -179,6 +179,11 @@ fn truncated(text: &str) -> &str {
 }
 
 #[cfg(test)]
+mod decode_tests;
+#[cfg(test)]
+mod proptests;
+
+#[cfg(test)]
 mod tests {
     use rmcp::model::ListRootsResult;
     use serde_json::json;

@@ -186,3 +186,6 @@ pub fn gate<'a>(
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests;

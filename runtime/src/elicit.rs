@@ -3,7 +3,7 @@
 //! `#[derive(mrtr::Elicit)]` on a struct with named fields builds the restricted
 //! `requestedSchema` of protocol.md §4.1 from the Rust type; on a unit-only enum it makes the
 //! enum usable as a single-select field (and, in a `Vec`, a multi-select). The generated code
-//! reaches this module only through `::mrtr::__private::elicit`.
+//! reaches this module only through the runtime's private path for generated code (`__private_v*::derive_elicit`).
 
 use serde::de::DeserializeOwned;
 use serde_json::Value;

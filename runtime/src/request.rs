@@ -52,16 +52,17 @@ pub struct Ask<T> {
 }
 
 impl<T> Ask<T> {
-    pub fn from_request(request: InputRequest) -> Self {
+    pub(crate) fn from_request(request: InputRequest) -> Self {
         Self {
             request,
             answer: PhantomData,
         }
     }
-    pub fn request(&self) -> &InputRequest {
+    #[cfg(test)]
+    pub(crate) fn request(&self) -> &InputRequest {
         &self.request
     }
-    pub fn into_request(self) -> InputRequest {
+    pub(crate) fn into_request(self) -> InputRequest {
         self.request
     }
 }
@@ -138,3 +139,6 @@ pub fn roots() -> Ask<rmcp::model::ListRootsResult> {
         params: Some(Value::Object(Map::new())),
     })
 }
+
+#[cfg(test)]
+mod tests;

@@ -28,7 +28,7 @@ static INSTALLED: OnceLock<RwLock<Option<Arc<Runtime>>>> = OnceLock::new();
 impl Runtime {
     pub fn new(config: StateConfig) -> Result<Self, MrtrError> {
         Ok(Self {
-            sealer: Sealer::from_config(&config)?,
+            sealer: config.sealer()?,
             limits: Limits::default(),
             replay: None,
             live_attempts: 3,

@@ -234,7 +234,8 @@ impl ServerHandler for Naive {
     ) -> Result<CallToolResponse, ErrorData> {
         let form: Value = serde_json::from_str(FORM).unwrap();
         let ask = json!({ "message": "Which environment?", "requestedSchema": form });
-        if mrtr::Era::of(&context).is_legacy() {
+        let legacy = context.protocol_version().is_some_and(|v| v.has_initialize());
+        if legacy {
             let params: ElicitRequestParams = serde_json::from_value(ask).unwrap();
             let answer = context.peer.create_elicitation(params).await;
             let action = answer

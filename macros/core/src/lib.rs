@@ -38,5 +38,14 @@ pub(crate) fn runtime() -> TokenStream {
 /// [`runtime`] with every token at `span`, so that an error in a runtime call made for the
 /// user's token (a local that cannot be carried, a value that is not `Send`) is reported there.
 pub(crate) fn runtime_at(span: proc_macro2::Span) -> TokenStream {
-    quote::quote_spanned!(span=> ::mrtr::__private)
+    let private = proc_macro2::Ident::new(&private_module(), span);
+    quote::quote_spanned!(span=> ::mrtr::#private)
+}
+
+/// `__private_v0_1_0` for version 0.1.0: the runtime names its module the same way from the same
+/// workspace version (a unit test in `mrtr` checks its side).
+fn private_module() -> String {
+    let version = env!("CARGO_PKG_VERSION");
+    let release = version.split(['-', '+']).next().unwrap_or(version);
+    format!("__private_v{}", release.replace('.', "_"))
 }

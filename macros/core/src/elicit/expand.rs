@@ -174,9 +174,11 @@ fn choice_asserts(field: &Field) -> Vec<TokenStream> {
         .map(|value| {
             // Every token of the call carries the literal's span, so the const-evaluation
             // error points at the default the user wrote rather than at the derive.
+            let rt = crate::runtime_at(value.span());
+            let support = quote_spanned!(value.span()=> #rt::derive_elicit);
             quote_spanned! {value.span()=>
-                const _: () = ::mrtr::__private::derive_elicit::assert_choice(
-                    <#ty as ::mrtr::__private::derive_elicit::ElicitField>::CHOICES,
+                const _: () = #support::assert_choice(
+                    <#ty as #support::ElicitField>::CHOICES,
                     #value,
                 );
             }

@@ -112,7 +112,7 @@ fn a_valid_form_expands_without_compile_errors() {
     assert!(!out.contains("compile_error"), "{out}");
     assert!(out.contains("\"Where to deploy.\""), "{out}");
     assert!(
-        out.contains(":: mrtr :: __private :: derive_elicit"),
+        out.contains(":: mrtr :: __private_v0_1_0 :: derive_elicit"),
         "{out}"
     );
 }

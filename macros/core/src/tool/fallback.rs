@@ -38,7 +38,7 @@ pub struct Replaced {
 /// Replaces every `<path ending in ask>!(..)` in `tokens`, at any depth, keeping every other
 /// token and its span.
 ///
-/// `ask!(k: r)` becomes `::mrtr::__private::unlowered(r)`, an `Answer` typed by the request
+/// `ask!(k: r)` becomes `unlowered(r)` (from the runtime's private path), an `Answer` typed by the request
 /// exactly as the lowered `ask!` would be, and `ask!(k1: r1, k2: r2)` a tuple of those. A
 /// diverging `!` would not do: a binding initialised by it has no type, so the handler's next
 /// `answer.is_accept()` would fail with "type annotations needed".
@@ -273,7 +273,7 @@ mod tests {
         haystack.matches(needle).count()
     }
 
-    const UNLOWERED: &str = ":: mrtr :: __private :: unlowered";
+    const UNLOWERED: &str = ":: mrtr :: __private_v0_1_0 :: unlowered";
 
     #[test]
     fn fallback_keeps_the_original_statements_next_to_the_error() {
@@ -348,7 +348,7 @@ mod tests {
             let t = ask!(target: elicit::<Target>(format!("{x}")));
         }));
         assert!(
-            out.contains("use :: mrtr :: __private :: requests :: * ;"),
+            out.contains("use :: mrtr :: __private_v0_1_0 :: requests :: * ;"),
             "{out}"
         );
         assert!(
@@ -397,7 +397,7 @@ mod tests {
         }));
         assert!(!out.contains("let _"), "{out}");
         assert!(
-            out.starts_with("{ :: mrtr :: __private :: unlowered"),
+            out.starts_with("{ :: mrtr :: __private_v0_1_0 :: unlowered"),
             "{out}"
         );
         assert!(out.contains(". is_accept () ;"), "{out}");
@@ -416,8 +416,8 @@ mod tests {
             out.contains(":: mrtr :: prelude :: ask ! (@ lowered)"),
             "{out}"
         );
-        assert!(out.contains("return :: mrtr :: __private"), "{out}");
-        assert!(out.contains("{ # [allow (unused_imports)] use :: mrtr :: __private :: requests :: * ; :: mrtr :: ask ! (@ lowered) ;"), "{out}");
+        assert!(out.contains("return :: mrtr :: __private_v0_1_0"), "{out}");
+        assert!(out.contains("{ # [allow (unused_imports)] use :: mrtr :: __private_v0_1_0 :: requests :: * ; :: mrtr :: ask ! (@ lowered) ;"), "{out}");
     }
 
     #[test]

@@ -78,33 +78,15 @@ fn body_fn_name(method: &ImplItemFn) -> syn::Ident {
     format_ident!("__mrtr_body_{}", method.sig.ident)
 }
 
-/// What the runtime calls the request this kind of handler answers, its response function and
-/// the response type rmcp expects from the registered method.
-fn request_kind(handler: &Handler<'_>) -> (TokenStream, TokenStream, TokenStream) {
+/// The call this kind of handler takes and the response type rmcp expects from the registered
+/// method; the runtime's `respond` turns the body's outcome into that response.
+fn request_kind(handler: &Handler<'_>) -> (TokenStream, TokenStream) {
     let rt = crate::runtime();
-    let local = handler.local;
     match handler.kind {
-        Kind::Tool => (
-            quote!(ToolCall),
-            if local {
-                quote!(tool_response_local)
-            } else {
-                quote!(tool_response)
-            },
-            quote!(#rt::rmcp::model::CallToolResponse),
-        ),
-        Kind::Prompt => (
-            quote!(PromptCall),
-            if local {
-                quote!(prompt_response_local)
-            } else {
-                quote!(prompt_response)
-            },
-            quote!(#rt::PromptOutcome),
-        ),
+        Kind::Tool => (quote!(ToolCall), quote!(#rt::rmcp::model::CallToolResponse)),
+        Kind::Prompt => (quote!(PromptCall), quote!(#rt::PromptOutcome)),
         Kind::Resource => (
             quote!(ResourceCall),
-            quote!(resource_response),
             quote!(#rt::rmcp::model::ReadResourceResponse),
         ),
     }
@@ -151,7 +133,12 @@ fn registered_fn(handler: &Handler<'_>) -> TokenStream {
     let (name, vis, ret) = (&method.sig.ident, &method.vis, &handler.ret);
     let body_fn = body_fn_name(method);
     let (receiver_param, receiver_arg, lifetime) = receiver(method);
-    let (call_ty, respond, response) = request_kind(handler);
+    let (call_ty, response) = request_kind(handler);
+    let respond = if handler.local {
+        quote!(respond_local)
+    } else {
+        quote!(respond)
+    };
     let params = typed_params(method).enumerate().map(|(i, t)| {
         let p = format_ident!("__mrtr_p{}", i);
         let ty = &t.ty;
@@ -172,7 +159,7 @@ fn registered_fn(handler: &Handler<'_>) -> TokenStream {
         #vis fn #name(#receiver_param __mrtr_call: #rt::#call_ty, #(#params),*) -> #returned {
             let __mrtr_body: #body_future =
                 ::std::boxed::Box::pin(Self::#body_fn(#receiver_arg __mrtr_call, #(#forwarded),*));
-            #rt::#respond::<#ret>(__mrtr_body)
+            #rt::#respond::<#ret, _>(__mrtr_body)
         }
     }
 }
@@ -184,7 +171,7 @@ fn body_fn(handler: &Handler<'_>, machine: &Gen<'_>) -> TokenStream {
     let (ret, name) = (&handler.ret, &method.sig.ident);
     let body_fn = body_fn_name(method);
     let (receiver_param, _, _) = receiver(method);
-    let (call_ty, _, _) = request_kind(handler);
+    let (call_ty, _) = request_kind(handler);
     // A refilled parameter's pattern is bound in each arm that needs it (`params.rs`).
     let params = typed_params(method).enumerate().map(|(i, t)| {
         if machine.plan.refilled.iter().any(|r| r.arg == i) {

@@ -51,10 +51,11 @@ fn rt() -> TokenStream {
     crate::runtime()
 }
 
-/// Unwraps a runtime `Result` through the body's local `__mrtr_try!`: the runtime's errors end
+/// Unwraps a runtime `Result` through the runtime's `mrtr_try!`: the runtime's errors end
 /// the round as a JSON-RPC error whatever the user's error type is, so `?` cannot be used.
 fn attempt(expr: TokenStream) -> TokenStream {
-    quote!(::mrtr::__mrtr_try!(#expr))
+    let rt = rt();
+    quote!(#rt::mrtr_try!(#expr))
 }
 
 impl Gen<'_> {

@@ -280,16 +280,12 @@ impl Builder<'_> {
         let writes = self.writes(|w| w.visit_stmt(&stmt));
         let jumps = self.rewrite(|r| r.visit_stmt_mut(&mut stmt));
         Node {
-            kind: NodeKind::Verbatim(stmt),
-            defs,
             uses,
             kills,
             writes,
             jumps,
-            live_out: Live::new(),
-            hides: Live::new(),
-            diverge_uses: Live::new(),
             diverges,
+            ..Node::new(NodeKind::Verbatim(stmt), defs)
         }
     }
 
@@ -427,22 +423,17 @@ impl Builder<'_> {
             }
             None => Vec::new(),
         };
+        let kind = NodeKind::Ask {
+            site,
+            pat: pat.cloned(),
+            diverge,
+            assign: None,
+        };
         Node {
-            kind: NodeKind::Ask {
-                site,
-                pat: pat.cloned(),
-                diverge,
-                assign: None,
-            },
-            defs,
             uses,
-            kills: Live::new(),
-            writes: Live::new(),
             jumps,
-            live_out: Live::new(),
-            hides: Live::new(),
             diverge_uses,
-            diverges: false,
+            ..Node::new(kind, defs)
         }
     }
 
@@ -482,21 +473,15 @@ impl Builder<'_> {
             Some(pat) => self.pattern_bindings(pat, None, false, diverge.is_none()),
             None => Vec::new(),
         };
+        let kind = NodeKind::Opened {
+            construct,
+            pat: pat.cloned(),
+            diverge,
+        };
         Node {
-            kind: NodeKind::Opened {
-                construct,
-                pat: pat.cloned(),
-                diverge,
-            },
-            defs,
-            uses: Live::new(),
-            kills: Live::new(),
-            writes: Live::new(),
             jumps,
-            live_out: Live::new(),
-            hides: Live::new(),
             diverge_uses,
-            diverges: false,
+            ..Node::new(kind, defs)
         }
     }
 

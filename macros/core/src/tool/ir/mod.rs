@@ -127,6 +127,24 @@ pub struct Node {
     pub hides: Live,
 }
 
+impl Node {
+    /// A statement of `kind` introducing `defs`, with nothing read, written or live yet.
+    pub fn new(kind: NodeKind, defs: Vec<BindingId>) -> Self {
+        Node {
+            kind,
+            defs,
+            uses: Live::new(),
+            kills: Live::new(),
+            writes: Live::new(),
+            jumps: Vec::new(),
+            live_out: Live::new(),
+            diverge_uses: Live::new(),
+            diverges: false,
+            hides: Live::new(),
+        }
+    }
+}
+
 pub enum NodeKind {
     Verbatim(Stmt),
     /// `let P = ask!(..) [else D];`, `ask!(..);`, or `x = ask!(..);` (`assign`).

@@ -1,9 +1,9 @@
 #![allow(deprecated)] // sampling and roots are deprecated by SEP-2577 but still part of 2026-07-28
 //! The capability predicates and the gate's `requiredCapabilities` (protocol.md §10).
 
-use mrtr::capability::{ClientCaps, gate};
-use mrtr::request::InputRequest;
-use mrtr::{MrtrError, elicit_url, elicit_with_schema, roots, sample};
+use crate::capability::{ClientCaps, gate};
+use crate::request::InputRequest;
+use crate::{MrtrError, elicit_url, elicit_with_schema, roots, sample};
 use serde_json::{Value, json};
 
 fn caps(declared: Value) -> ClientCaps {

@@ -3,10 +3,10 @@
 
 use std::collections::BTreeMap;
 
-use mrtr::answer::decode;
-use mrtr::limits::Limits;
-use mrtr::request::InputRequest;
-use mrtr::{elicit_url, elicit_with_schema, roots, sample};
+use crate::answer::decode;
+use crate::limits::Limits;
+use crate::request::InputRequest;
+use crate::{elicit_url, elicit_with_schema, roots, sample};
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
 

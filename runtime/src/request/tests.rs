@@ -1,8 +1,8 @@
 #![allow(deprecated)] // sampling and roots are deprecated by SEP-2577 but still part of 2026-07-28
 //! The exact 2026-07-28 payloads each request builder puts in `inputRequests`.
 
-use mrtr::request::{InputMethod, InputRequest};
-use mrtr::{Elicit, elicit, elicit_url, elicit_with_schema, roots, sample};
+use crate::request::{InputMethod, InputRequest};
+use crate::{Elicit, elicit, elicit_url, elicit_with_schema, roots, sample};
 use serde::Deserialize;
 use serde_json::{Value, json};
 

@@ -1,29 +1,15 @@
-//! The runtime half of a lowered handler: one round of the generated state machine.
-//!
-//! Reading order: the method rmcp registers boxes the lowered body and hands it to
-//! [`tool_response`] (or [`prompt_response`], [`resource_response`]). The body opens the round
-//! with `ToolCall::open` (in `call`), which checks the incoming state and builds an [`Io`];
-//! restores its slots with [`Io::restore`]; registers asks with [`Io::ask`], decodes answers with
-//! [`Io::take`] and either continues, awaits a legacy client ([`Io::ask_live`]) or returns
-//! [`Io::suspend`]. The response function turns the outcome into an rmcp response, sealing a new
-//! continuation when the body suspended.
-//!
-//! The split keeps per-handler code small: everything generic only over the return type lives
-//! here and is compiled once per return type, not once per handler.
+//! One round of one handler: the state the generated body reads and writes between its arms
+//! (the asks of the current step, the answers so far, the era), and the operations it calls
+//! (`restore`, `ask`, `take`, `settle`, `ask_live`, `suspend`).
 
 use std::collections::BTreeMap;
 use std::marker::PhantomData;
 use std::sync::Arc;
 
-use futures::future::{BoxFuture, LocalBoxFuture};
-use rmcp::handler::server::prompt::IntoGetPromptResult;
-use rmcp::handler::server::tool::IntoCallToolResult;
+use futures::future::BoxFuture;
 use rmcp::handler::server::wrapper::Parameters;
-use rmcp::model::{
-    CallToolResponse, GetPromptResponse, InputRequests, JsonObject, ProtocolVersion,
-    ReadResourceResponse,
-};
-use rmcp::{ErrorData, Peer, RoleServer};
+use rmcp::model::{JsonObject, ProtocolVersion};
+use rmcp::{Peer, RoleServer};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
@@ -36,169 +22,13 @@ use crate::request::{Ask, InputRequest};
 use crate::runtime::Runtime;
 use crate::seal::{Binding, Continuation};
 
-/// Static facts about one lowered handler, emitted by the macro.
-#[derive(Debug)]
-pub struct Handler {
-    /// `module_path!()::fn_name`, for logs.
-    pub path: &'static str,
-    /// The resume steps, in source order.
-    pub steps: &'static [StepInfo],
-    /// What the handler's asks can need from a client, as dotted capability paths
-    /// (`elicitation.form`, `elicitation.url`, `sampling`, `roots`), derived from its `ask!`s.
-    pub capabilities: &'static [&'static str],
-}
-
-/// One resume point of a lowered handler.
-#[derive(Debug)]
-pub struct StepInfo {
-    /// The step enum's variant name, as sealed in `requestState`.
-    pub name: &'static str,
-    /// The wire keys asked at this step (`confirm#{i0}` for per-iteration keys).
-    pub keys: &'static [&'static str],
-    /// The locals carried to this step, in the order they are saved.
-    pub carried: &'static [&'static str],
-    /// Where the body resumes: the program counter of the step's arm.
-    #[doc(hidden)]
-    pub pc: u32,
-    /// Which of the handler's slots the step carries (bit `i` = slot `i`).
-    #[doc(hidden)]
-    pub mask: u64,
-    /// Handler path, step, keys and carried names: hashed with the slots' type names into the
-    /// step's layout fingerprint.
-    pub layout: &'static str,
-}
-
-/// What a `#[mrtr_tool(resource)]` handler may return (rmcp has no such trait: resources have no
-/// router).
-pub trait IntoReadResourceResponse {
-    fn into_read_resource_response(self) -> Result<rmcp::model::ReadResourceResponse, ErrorData>;
-}
-
-impl IntoReadResourceResponse for rmcp::model::ReadResourceResult {
-    fn into_read_resource_response(self) -> Result<rmcp::model::ReadResourceResponse, ErrorData> {
-        Ok(rmcp::model::ReadResourceResponse::Complete(self))
-    }
-}
-
-impl IntoReadResourceResponse for ErrorData {
-    fn into_read_resource_response(self) -> Result<rmcp::model::ReadResourceResponse, ErrorData> {
-        Err(self)
-    }
-}
-
-impl<T: IntoReadResourceResponse, E: IntoReadResourceResponse> IntoReadResourceResponse
-    for Result<T, E>
-{
-    fn into_read_resource_response(self) -> Result<rmcp::model::ReadResourceResponse, ErrorData> {
-        match self {
-            Ok(value) => value.into_read_resource_response(),
-            Err(error) => match error.into_read_resource_response() {
-                Err(error) => Err(error),
-                Ok(_) => Err(ErrorData::internal_error(
-                    "a resource handler's error branch produced a result",
-                    None,
-                )),
-            },
-        }
-    }
-}
-
-/// A `prompts/get` outcome in the shape rmcp's prompt router accepts.
-pub struct PromptOutcome(pub GetPromptResponse);
-
-impl IntoGetPromptResult for PromptOutcome {
-    fn into_get_prompt_result(self) -> Result<GetPromptResponse, ErrorData> {
-        Ok(self.0)
-    }
-}
-
-/// How one run of the body ended.
-pub enum Flow<T> {
-    /// The body returned.
-    Done(T),
-    /// The body reached asks it has no answers for; carries the step and its parked slots.
-    Suspend(Suspension),
-    /// The runtime refused to go on (bad state, missing capability, client failure).
-    Fail(MrtrError),
-}
-
-/// A suspended body: the round it ends, where it stopped and what it carries.
-pub struct Suspension {
-    io: Box<Io>,
-    step: &'static str,
-    fingerprint: u64,
-    carried: Vec<u8>,
-}
-
-/// A body's outcome once the runtime has dealt with suspensions and failures.
-enum Concluded<R> {
-    /// The user's own return value, `Ok` or `Err`.
-    Returned(R),
-    InputRequired(rmcp::model::InputRequiredResult),
-}
+use super::handler::{Handler, StepInfo};
+use super::lift::Flow;
+use super::suspension::Suspension;
 
 /// Marks an answer that is absent or does not decode: the key is asked again.
 #[derive(Debug)]
 pub struct Missing;
-
-/// The user's return type, split so that the lowered body can return `Result<Flow<T>, E>` and
-/// every `?` in it keeps converting into the user's own error type.
-pub trait Lift: Sized {
-    type Ok;
-    type Err;
-    fn split(self) -> Result<Self::Ok, Self::Err>;
-    fn join(result: Result<Self::Ok, Self::Err>) -> Self;
-}
-
-impl<T, E> Lift for Result<T, E> {
-    type Ok = T;
-    type Err = E;
-    fn split(self) -> Self {
-        self
-    }
-    fn join(result: Self) -> Self {
-        result
-    }
-}
-
-macro_rules! lift_infallible {
-    ($ty:ty $(, for $($generic:ident),*)?) => {
-        impl$(<$($generic),*>)? Lift for $ty {
-            type Ok = Self;
-            type Err = std::convert::Infallible;
-            fn split(self) -> Result<Self, std::convert::Infallible> {
-                Ok(self)
-            }
-            fn join(result: Result<Self, std::convert::Infallible>) -> Self {
-                match result {
-                    Ok(value) => value,
-                    Err(never) => match never {},
-                }
-            }
-        }
-    };
-}
-
-// The non-`Result` return types rmcp's routers accept; `Result<T, E>` is split above.
-lift_infallible!(String);
-lift_infallible!(&'static str);
-lift_infallible!(rmcp::model::CallToolResult);
-lift_infallible!(rmcp::model::CallToolResponse);
-lift_infallible!(rmcp::model::ContentBlock);
-lift_infallible!(Vec<rmcp::model::ContentBlock>);
-lift_infallible!(rmcp::model::GetPromptResult);
-lift_infallible!(rmcp::model::GetPromptResponse);
-lift_infallible!(Vec<rmcp::model::PromptMessage>);
-lift_infallible!(rmcp::model::ReadResourceResult);
-lift_infallible!(rmcp::Json<T>, for T);
-
-/// What the lowered body returns for a handler whose written return type is `R`.
-pub type Lifted<R> = Result<Flow<<R as Lift>::Ok>, <R as Lift>::Err>;
-
-/// Every `return` and the tail of a lowered body go through here.
-pub fn done<R: Lift>(value: R) -> Lifted<R> {
-    value.split().map(Flow::Done)
-}
 
 enum Mode {
     /// 2026-07-28: suspensions are sealed into `requestState`.
@@ -471,15 +301,15 @@ impl Io {
         let replies = futures::future::join_all(
             unanswered
                 .iter()
-                .map(|(_, request)| crate::call::send_live(&peer, &version, request, &cancelled)),
+                .map(|(_, request)| crate::live::send_live(&peer, &version, request, &cancelled)),
         )
         .await;
         for ((key, _), reply) in unanswered.into_iter().zip(replies) {
             match reply? {
-                crate::call::LiveReply::Answered(value) => {
+                crate::live::LiveReply::Answered(value) => {
                     self.incoming.insert(key, value);
                 }
-                crate::call::LiveReply::Refused(reason) => {
+                crate::live::LiveReply::Refused(reason) => {
                     self.refused.insert(key, reason);
                 }
             }
@@ -501,164 +331,65 @@ impl Io {
             Mode::Modern { runtime, .. } => runtime.sealer.max_bytes(),
             Mode::Live { .. } => usize::MAX,
         };
-        let mut carried = Vec::new();
-        let mut failure = None;
-        each_selected(slots, info.mask, |i, slot| {
-            let name = info.carried.get(i).copied().unwrap_or("?");
-            match slot.save(&mut carried) {
-                _ if failure.is_some() => {}
-                Ok(true) if carried.len().saturating_mul(4) / 3 > cap => {
-                    failure = Some(MrtrError::StateTooLarge(format!(
-                        "the locals step `{}` carries are {} bytes once `{name}` is saved, \
-                         over the cap of {cap} bytes for the whole requestState; carry ids \
-                         instead of payloads, or raise MRTR_STATE_MAX_BYTES",
-                        info.name,
-                        carried.len()
-                    )))
-                }
-                Ok(true) => {}
-                Ok(false) => {
-                    failure = Some(MrtrError::Internal(format!(
-                        "mrtr lowering bug: slot `{name}` is empty at suspension"
-                    )))
-                }
-                Err(e) => {
-                    failure = Some(MrtrError::Internal(format!(
-                        "cannot encode carried local `{name}`: {e}"
-                    )))
-                }
-            }
-        });
-        if let Some(error) = failure {
-            return Flow::Fail(error);
-        }
+        let carried = match save_carried(slots, info, cap) {
+            Ok(carried) => carried,
+            Err(error) => return Flow::Fail(error),
+        };
         let fingerprint = step_fingerprint(info.layout, slots, info.mask);
+        let Mode::Modern { runtime, binding } = self.mode else {
+            return Flow::Fail(MrtrError::Internal("a legacy round suspended".into()));
+        };
         Flow::Suspend(Suspension {
-            io: Box::new(self),
-            step: info.name,
-            fingerprint,
-            carried,
+            runtime,
+            binding,
+            caps: self.caps,
+            continuation: Continuation {
+                step: info.name.to_owned(),
+                fingerprint,
+                round: self.round + 1,
+                pending: self.pending,
+                answered: self.answered,
+                carried,
+            },
         })
     }
 }
 
-/// What every request kind does with the body's outcome: hand back the user's value, report a
-/// runtime failure, or seal the suspension.
-fn conclude<R: Lift>(out: Lifted<R>) -> Result<Concluded<R>, ErrorData> {
-    match out {
-        Ok(Flow::Done(value)) => Ok(Concluded::Returned(R::join(Ok(value)))),
-        Err(error) => Ok(Concluded::Returned(R::join(Err(error)))),
-        Ok(Flow::Fail(error)) => Err(error.into()),
-        Ok(Flow::Suspend(suspension)) => Ok(Concluded::InputRequired(suspension.seal()?)),
-    }
-}
-
-impl Suspension {
-    /// Gates the unanswered asks on this request's capabilities and seals the continuation.
-    fn seal(self) -> Result<rmcp::model::InputRequiredResult, MrtrError> {
-        let io = &*self.io;
-        let Mode::Modern { runtime, binding } = &io.mode else {
-            return Err(MrtrError::Internal("a legacy round suspended".into()));
-        };
-        capability::gate(&io.caps, io.unanswered().map(|(_, r)| r))?;
-        let mut input_requests = InputRequests::new();
-        for (key, request) in io.unanswered() {
-            let wire = serde_json::to_value(request)
-                .and_then(serde_json::from_value)
-                .map_err(|e| {
-                    MrtrError::Internal(format!(
-                        "input request `{key}` does not fit rmcp's model: {e}"
-                    ))
-                })?;
-            input_requests.insert(key.clone(), wire);
+/// The locals step `info` carries, encoded in its slot order; refused once their base64 form
+/// alone is past `cap`, before the remaining locals are encoded.
+fn save_carried(slots: &mut impl Slots, info: &StepInfo, cap: usize) -> Result<Vec<u8>, MrtrError> {
+    let mut carried = Vec::new();
+    let mut failure = None;
+    each_selected(slots, info.mask, |i, slot| {
+        let name = info.carried.get(i).copied().unwrap_or("?");
+        match slot.save(&mut carried) {
+            _ if failure.is_some() => {}
+            Ok(true) if carried.len().saturating_mul(4) / 3 > cap => {
+                failure = Some(MrtrError::StateTooLarge(format!(
+                    "the locals step `{}` carries are {} bytes once `{name}` is saved, \
+                     over the cap of {cap} bytes for the whole requestState; carry ids \
+                     instead of payloads, or raise MRTR_STATE_MAX_BYTES",
+                    info.name,
+                    carried.len()
+                )))
+            }
+            Ok(true) => {}
+            Ok(false) => {
+                failure = Some(MrtrError::Internal(format!(
+                    "mrtr lowering bug: slot `{name}` is empty at suspension"
+                )))
+            }
+            Err(e) => {
+                failure = Some(MrtrError::Internal(format!(
+                    "cannot encode carried local `{name}`: {e}"
+                )))
+            }
         }
-        let continuation = Continuation {
-            step: self.step.to_owned(),
-            fingerprint: self.fingerprint,
-            round: io.round + 1,
-            pending: io.pending.clone(),
-            answered: io.answered.clone(),
-            carried: self.carried.clone(),
-        };
-        let token = runtime.sealer.seal(&continuation, binding)?;
-        Ok(rmcp::model::InputRequiredResult::new(
-            Some(input_requests),
-            Some(token),
-        ))
+    });
+    match failure {
+        Some(error) => Err(error),
+        None => Ok(carried),
     }
-}
-
-/// The future rmcp awaits for a `tools/call`: the boxed body, then its outcome as a response.
-pub fn tool_response<'a, R>(
-    body: BoxFuture<'a, Lifted<R>>,
-) -> BoxFuture<'a, Result<CallToolResponse, ErrorData>>
-where
-    R: Lift + IntoCallToolResult + 'a,
-{
-    Box::pin(async move { tool_result::<R>(body.await) })
-}
-
-/// [`tool_response`] for `#[tool(local)]` handlers, whose futures need not be `Send`.
-pub fn tool_response_local<'a, R>(
-    body: LocalBoxFuture<'a, Lifted<R>>,
-) -> LocalBoxFuture<'a, Result<CallToolResponse, ErrorData>>
-where
-    R: Lift + IntoCallToolResult + 'a,
-{
-    Box::pin(async move { tool_result::<R>(body.await) })
-}
-
-fn tool_result<R: Lift + IntoCallToolResult>(
-    out: Lifted<R>,
-) -> Result<CallToolResponse, ErrorData> {
-    match conclude::<R>(out)? {
-        Concluded::Returned(value) => value.into_call_tool_result(),
-        Concluded::InputRequired(result) => Ok(CallToolResponse::InputRequired(result)),
-    }
-}
-
-/// The future rmcp awaits for a `prompts/get`.
-pub fn prompt_response<'a, R>(
-    body: BoxFuture<'a, Lifted<R>>,
-) -> BoxFuture<'a, Result<PromptOutcome, ErrorData>>
-where
-    R: Lift + IntoGetPromptResult + 'a,
-{
-    Box::pin(async move { prompt_result::<R>(body.await) })
-}
-
-/// [`prompt_response`] for `#[prompt(local)]` handlers.
-pub fn prompt_response_local<'a, R>(
-    body: LocalBoxFuture<'a, Lifted<R>>,
-) -> LocalBoxFuture<'a, Result<PromptOutcome, ErrorData>>
-where
-    R: Lift + IntoGetPromptResult + 'a,
-{
-    Box::pin(async move { prompt_result::<R>(body.await) })
-}
-
-fn prompt_result<R: Lift + IntoGetPromptResult>(
-    out: Lifted<R>,
-) -> Result<PromptOutcome, ErrorData> {
-    Ok(PromptOutcome(match conclude::<R>(out)? {
-        Concluded::Returned(value) => value.into_get_prompt_result()?,
-        Concluded::InputRequired(result) => GetPromptResponse::InputRequired(result),
-    }))
-}
-
-/// What a `#[mrtr_tool(resource)]` method returns to the server's `read_resource`.
-pub fn resource_response<'a, R>(
-    body: BoxFuture<'a, Lifted<R>>,
-) -> BoxFuture<'a, Result<ReadResourceResponse, ErrorData>>
-where
-    R: Lift + IntoReadResourceResponse + 'a,
-{
-    Box::pin(async move {
-        match conclude::<R>(body.await)? {
-            Concluded::Returned(value) => value.into_read_resource_response(),
-            Concluded::InputRequired(result) => Ok(ReadResourceResponse::InputRequired(result)),
-        }
-    })
 }
 
 #[cfg(test)]
@@ -666,8 +397,8 @@ mod tests {
     use super::*;
     use crate::bind::BindDigest;
     use crate::carry::{Slot, slot};
-    use crate::config::StateConfig;
-    use crate::seal::keyring::KeyRing;
+    use crate::config::{KeyRing, StateConfig};
+    use crate::machine::StepInfo;
 
     static HANDLER: Handler = Handler {
         path: "tests::handler",
@@ -713,14 +444,7 @@ mod tests {
         let Flow::<()>::Suspend(s) = io(None).suspend(&mut filled(), 0) else {
             panic!("filled slots suspend");
         };
-        Continuation {
-            step: s.step.to_owned(),
-            fingerprint: s.fingerprint,
-            round: 1,
-            pending: BTreeMap::new(),
-            answered: BTreeMap::new(),
-            carried: s.carried,
-        }
+        s.continuation
     }
 
     fn rejection(resumed: Continuation) -> String {

@@ -1,12 +1,10 @@
 //! Integrity covers the whole `requestState` text: no edit of a valid token opens.
 
-mod seal_support;
-
-use mrtr::MrtrError;
-use mrtr::config::{KeyRing, StateMode};
-use mrtr::seal::Sealer;
+use super::*;
+use crate::MrtrError;
+use crate::config::{KeyRing, StateMode};
+use crate::seal::Sealer;
 use proptest::prelude::*;
-use seal_support::*;
 
 fn rejected(sealer: &Sealer, token: &str) -> bool {
     matches!(

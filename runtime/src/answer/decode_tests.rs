@@ -1,9 +1,9 @@
 #![allow(deprecated)] // sampling and roots are deprecated by SEP-2577 but still part of 2026-07-28
 //! Decoding `inputResponses` values against the request each key was asked with.
 
-use mrtr::answer::{Answer, decode};
-use mrtr::request::InputRequest;
-use mrtr::{Elicit, elicit, elicit_url, roots, sample};
+use crate::answer::{Answer, decode};
+use crate::request::InputRequest;
+use crate::{Elicit, elicit, elicit_url, roots, sample};
 use rmcp::model::{CreateMessageResult, ListRootsResult};
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -242,7 +242,7 @@ fn answer_helpers_keep_refusals_apart_from_consent() {
 #[test]
 fn an_untyped_form_keeps_the_whole_content_object() {
     let schema = json!({ "type": "object", "properties": { "context": { "type": "string" } } });
-    let request = mrtr::elicit_with_schema::<serde_json::Map<String, Value>>("Context?", schema)
+    let request = crate::elicit_with_schema::<serde_json::Map<String, Value>>("Context?", schema)
         .into_request();
     let raw = json!({ "action": "accept", "content": { "context": "test context", "extra": 1 } });
     let answer = decode::<serde_json::Map<String, Value>>(&request, &raw).unwrap();
@@ -318,7 +318,7 @@ fn raw_schema_forms_are_validated_too() {
         },
         "required": ["color"]
     });
-    let request = mrtr::elicit_with_schema::<Value>("Pick", schema).into_request();
+    let request = crate::elicit_with_schema::<Value>("Pick", schema).into_request();
     assert!(
         decode::<Value>(
             &request,

@@ -1,17 +1,14 @@
 //! `MRTR_STATE_*` parsing: good values configure the sealer, bad ones fail with a clear message.
 
-mod seal_support;
-
 use std::collections::HashMap;
 use std::time::Duration;
 
+use super::*;
+use crate::MrtrError;
+use crate::config::{DEFAULT_MAX_BYTES, DEFAULT_TTL, StateConfig, StateMode};
 use base64::Engine as _;
 use base64::engine::general_purpose::{STANDARD, URL_SAFE, URL_SAFE_NO_PAD};
-use mrtr::MrtrError;
-use mrtr::config::{DEFAULT_MAX_BYTES, DEFAULT_TTL, StateConfig, StateMode};
-use mrtr::seal::Sealer;
 use proptest::prelude::*;
-use seal_support::*;
 
 fn from(vars: &[(&str, &str)]) -> Result<StateConfig, MrtrError> {
     let vars: HashMap<String, String> = vars
@@ -44,12 +41,12 @@ fn the_first_key_seals_and_every_key_opens() {
     // A k1 token (minted before the rotation) opens under the parsed ring.
     let clock = TestClock::new();
     let old = sealer(
-        mrtr::config::KeyRing::new(mrtr::config::StateKey::new("k1", vec![1; 48]).unwrap()),
+        crate::config::KeyRing::new(crate::config::StateKey::new("k1", vec![1; 48]).unwrap()),
         StateMode::Aead,
         &clock,
     );
     let token = old.seal(&deploy_continuation(), &deploy_binding()).unwrap();
-    let parsed = Sealer::from_config(&config.with_clock(clock.clock())).unwrap();
+    let parsed = config.with_clock(clock.clock()).sealer().unwrap();
     assert!(parsed.open(&token, &deploy_binding()).is_ok());
 }
 
@@ -102,8 +99,12 @@ fn no_keys_means_an_ephemeral_key() {
     assert_eq!(config.keys.active().kid(), "ephemeral");
     // Two processes (here: two configurations) cannot open each other's tokens.
     let clock = TestClock::new();
-    let a = Sealer::from_config(&config.with_clock(clock.clock())).unwrap();
-    let b = Sealer::from_config(&from(&[]).unwrap().with_clock(clock.clock())).unwrap();
+    let a = config.with_clock(clock.clock()).sealer().unwrap();
+    let b = from(&[])
+        .unwrap()
+        .with_clock(clock.clock())
+        .sealer()
+        .unwrap();
     let token = a.seal(&deploy_continuation(), &deploy_binding()).unwrap();
     assert!(a.open(&token, &deploy_binding()).is_ok());
     assert!(b.open(&token, &deploy_binding()).is_err());

@@ -1,18 +1,16 @@
 //! `Sealer::open` refuses a valid token presented in the wrong context, and rotation works.
 
-mod seal_support;
-
 use std::time::Duration;
 
-use mrtr::MrtrError;
-use mrtr::bind::bind_digest;
-use mrtr::config::{KeyRing, StateConfig, StateMode};
-use mrtr::replay::{InMemoryReplayGuard, ReplayGuard};
-use mrtr::seal::{Binding, Sealer};
-use seal_support::*;
+use super::*;
+use crate::MrtrError;
+use crate::bind::bind_digest;
+use crate::config::{KeyRing, StateConfig, StateMode};
+use crate::replay::{InMemoryReplayGuard, ReplayGuard};
+use crate::seal::Binding;
 use serde_json::json;
 
-fn reason(result: Result<mrtr::seal::Opened, MrtrError>) -> String {
+fn reason(result: Result<crate::seal::Opened, MrtrError>) -> String {
     match result {
         Err(MrtrError::RejectedState(reason)) => reason,
         Err(other) => panic!("expected a requestState rejection, got {other:?}"),
@@ -173,10 +171,10 @@ fn a_token_presented_by_another_principal_is_rejected() {
 fn a_token_minted_for_another_audience_is_rejected() {
     let clock = TestClock::new();
     let ring = KeyRing::new(key("k1", 1));
-    let billing = Sealer::from_config(
-        &StateConfig::new("billing-server", ring.clone()).with_clock(clock.clock()),
-    )
-    .unwrap();
+    let billing = StateConfig::new("billing-server", ring.clone())
+        .with_clock(clock.clock())
+        .sealer()
+        .unwrap();
     let deploy = sealer(ring, StateMode::Aead, &clock);
     let token = billing
         .seal(&deploy_continuation(), &deploy_binding())
@@ -204,7 +202,7 @@ fn the_configured_ttl_sets_the_expiry() {
     let clock = TestClock::new();
     let config = config(KeyRing::new(key("k1", 1)), StateMode::Aead, &clock)
         .with_ttl(Duration::from_secs(30));
-    let sealer = Sealer::from_config(&config).unwrap();
+    let sealer = config.sealer().unwrap();
     let token = sealer
         .seal(&deploy_continuation(), &deploy_binding())
         .unwrap();
@@ -310,7 +308,7 @@ fn an_oversized_token_is_rejected_before_parsing() {
 fn sealing_more_than_the_cap_is_refused_with_a_generic_error_and_a_precise_reason() {
     let clock = TestClock::new();
     let config = config(KeyRing::new(key("k1", 1)), StateMode::Aead, &clock).with_max_bytes(1024);
-    let sealer = Sealer::from_config(&config).unwrap();
+    let sealer = config.sealer().unwrap();
     let mut continuation = deploy_continuation();
     continuation.carried = vec![0x42; 2048];
     match sealer.seal(&continuation, &deploy_binding()) {
@@ -328,7 +326,7 @@ fn sealing_more_than_the_cap_is_refused_with_a_generic_error_and_a_precise_reaso
         other => panic!("expected a too-large continuation, got {other:?}"),
     }
     // A token that fits under a larger cap is refused by a server with the smaller one.
-    let roomy = Sealer::from_config(&config.clone().with_max_bytes(8192)).unwrap();
+    let roomy = config.clone().with_max_bytes(8192).sealer().unwrap();
     let token = roomy.seal(&continuation, &deploy_binding()).unwrap();
     assert!(reason(sealer.open(&token, &deploy_binding())).contains("over the cap"));
 }
@@ -340,7 +338,7 @@ fn the_largest_continuation_under_the_cap_still_seals_and_one_byte_more_does_not
     let clock = TestClock::new();
     for mode in both_modes() {
         let config = config(KeyRing::new(key("k1", 1)), mode, &clock).with_max_bytes(4096);
-        let sealer = Sealer::from_config(&config).unwrap();
+        let sealer = config.sealer().unwrap();
         let mut continuation = deploy_continuation();
         let mut fits = 0;
         for carried in 0..4096 {
@@ -393,7 +391,7 @@ fn the_idempotency_key_is_stable_per_token_and_distinct_across_tokens() {
         assert_eq!(a, a_again);
         assert_ne!(a, b);
         // Another instance with the same keys computes the same key for the same token.
-        let peer = seal_support::sealer(KeyRing::new(key("k1", 1)), mode, &clock);
+        let peer = super::sealer(KeyRing::new(key("k1", 1)), mode, &clock);
         assert_eq!(
             peer.open(&first, &deploy_binding())
                 .unwrap()
@@ -426,12 +424,12 @@ fn configuration_errors_are_reported_not_panicked() {
         StateConfig::new("a", ring.clone()).with_max_bytes(10),
     ] {
         assert!(
-            matches!(Sealer::from_config(&config), Err(MrtrError::Internal(_))),
+            matches!(config.sealer(), Err(MrtrError::Internal(_))),
             "{config:?}"
         );
     }
-    assert!(mrtr::config::StateKey::new("k1", vec![0; 31]).is_err());
-    assert!(mrtr::config::StateKey::new("bad kid", vec![0; 32]).is_err());
+    assert!(crate::config::StateKey::new("k1", vec![0; 31]).is_err());
+    assert!(crate::config::StateKey::new("bad kid", vec![0; 32]).is_err());
     assert!(KeyRing::new(key("k1", 1)).accept(key("k1", 2)).is_err());
 }
 

@@ -1,15 +1,19 @@
-//! Fixtures shared by the `seal_*` tests.
-#![allow(dead_code)] // each test crate uses a different subset
+//! The sealer's tests, and the fixtures they share.
+
+mod checks;
+mod env_config;
+mod roundtrip;
+mod tamper;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use mrtr::bind::bind_digest;
-use mrtr::config::{Clock, KeyRing, StateConfig, StateKey, StateMode};
-use mrtr::request::{InputMethod, InputRequest};
-use mrtr::seal::{Binding, Continuation, Sealer};
+use crate::bind::bind_digest;
+use crate::config::{Clock, KeyRing, StateConfig, StateKey, StateMode};
+use crate::request::{InputMethod, InputRequest};
+use crate::seal::{Binding, Continuation, Sealer};
 use serde_json::{Map, Value, json};
 
 pub const AUDIENCE: &str = "deploy-server";
@@ -45,7 +49,7 @@ pub fn config(ring: KeyRing, mode: StateMode, clock: &TestClock) -> StateConfig 
 }
 
 pub fn sealer(ring: KeyRing, mode: StateMode, clock: &TestClock) -> Sealer {
-    Sealer::from_config(&config(ring, mode, clock)).unwrap()
+    config(ring, mode, clock).sealer().unwrap()
 }
 
 pub fn object(value: Value) -> Map<String, Value> {

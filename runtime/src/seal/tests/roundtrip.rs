@@ -1,14 +1,12 @@
 //! Whatever a handler suspends with comes back unchanged, in both modes.
 
-mod seal_support;
-
 use std::collections::BTreeMap;
 
-use mrtr::config::{KeyRing, StateMode};
-use mrtr::request::{InputMethod, InputRequest};
-use mrtr::seal::{Binding, Continuation};
+use super::*;
+use crate::config::{KeyRing, StateMode};
+use crate::request::{InputMethod, InputRequest};
+use crate::seal::{Binding, Continuation};
 use proptest::prelude::*;
-use seal_support::*;
 use serde_json::{Map, Value};
 
 fn json_value() -> impl Strategy<Value = Value> {
@@ -66,7 +64,7 @@ fn continuation() -> impl Strategy<Value = Continuation> {
 
 fn binding() -> impl Strategy<Value = Binding> {
     (any::<[u8; 32]>(), prop::option::of(".{0,40}")).prop_map(|(bind, principal)| Binding {
-        bind: mrtr::bind::BindDigest(bind),
+        bind: crate::bind::BindDigest(bind),
         principal,
     })
 }
