@@ -79,6 +79,83 @@ impl Rollout {
     }
 }
 
+#[derive(Debug, Clone, Serialize, Deserialize, mrtr::Elicit)]
+#[serde(rename_all = "snake_case")]
+enum Region {
+    Eu,
+    Us,
+    #[serde(rename = "ap")]
+    Asia,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, mrtr::Elicit)]
+enum Size {
+    #[elicit(title = "Small")]
+    #[serde(rename = "s")]
+    Small,
+    #[elicit(title = "Large")]
+    #[serde(rename = "l")]
+    Large,
+}
+
+/// Every kind of field `#[derive(Elicit)]` emits, each with its bounds.
+#[derive(Debug, Clone, Serialize, Deserialize, mrtr::Elicit)]
+struct Everything {
+    #[elicit(format = "email")]
+    email: String,
+    #[elicit(format = "uri")]
+    homepage: Option<String>,
+    #[elicit(format = "date")]
+    day: String,
+    #[elicit(format = "date-time")]
+    at: String,
+    #[elicit(min_length = 3, max_length = 5)]
+    handle: String,
+    #[elicit(min = -3, max = 4)]
+    offset: i32,
+    #[elicit(min = 0.5, max = 2.5)]
+    ratio: f64,
+    ok: bool,
+    region: Region,
+    size: Size,
+    #[elicit(min_items = 1, max_items = 2)]
+    regions: Vec<Region>,
+    note: Option<String>,
+}
+
+#[tool_router(router = form_router)]
+impl Rollout {
+    #[mrtr_tool]
+    #[tool(description = "one ask of a form with every kind of field")]
+    async fn form(&self) -> Result<CallToolResult, ErrorData> {
+        let everything = ask!(everything: elicit::<Everything>("Fill everything in"));
+        Ok(reply(format!("{everything:?}")))
+    }
+}
+
+fn form(effects: Effects) -> TestServer<Rollout> {
+    TestServer::plain(Rollout { effects }, Rollout::form_router())
+}
+
+#[tokio::test]
+async fn generated_content_fits_the_schema_the_runtime_checks() {
+    for seed in 0..64 {
+        let client =
+            ScriptedClient::new(Caps::FORM_ONLY).otherwise(move |r| generated_reply(r, seed));
+        let run = run(Era::Modern, form, client, "form", json!({})).await;
+        assert!(
+            run.outcome().starts_with("Accept(Everything {"),
+            "seed {seed}: {}",
+            run.outcome()
+        );
+        assert_eq!(
+            run.asks(),
+            1,
+            "seed {seed}: the first answer was accepted, not asked again"
+        );
+    }
+}
+
 fn rollout(effects: Effects) -> TestServer<Rollout> {
     TestServer::plain(Rollout { effects }, Rollout::tool_router())
 }
@@ -234,7 +311,9 @@ impl ServerHandler for Naive {
     ) -> Result<CallToolResponse, ErrorData> {
         let form: Value = serde_json::from_str(FORM).unwrap();
         let ask = json!({ "message": "Which environment?", "requestedSchema": form });
-        let legacy = context.protocol_version().is_some_and(|v| v.has_initialize());
+        let legacy = context
+            .protocol_version()
+            .is_some_and(|v| v.has_initialize());
         if legacy {
             let params: ElicitRequestParams = serde_json::from_value(ask).unwrap();
             let answer = context.peer.create_elicitation(params).await;
