@@ -417,41 +417,36 @@ where
             },
         )
         .await;
+        // Who seals the state, and who presents it untouched.
         let alice = Setup::as_principal("alice");
-        self.refused(
-            cases,
-            "cross-principal: alice's state presented by mallory",
-            &alice,
-            &Setup::as_principal("mallory"),
-            |opened| self.retry(opened, opened.state.clone()),
-        )
-        .await;
-        self.refused(
-            cases,
-            "cross-principal: alice's state presented anonymously",
-            &alice,
-            &kit,
-            |opened| self.retry(opened, opened.state.clone()),
-        )
-        .await;
-        let other_service = Setup::with_runtime(test_runtime("another-service"));
-        self.refused(
-            cases,
-            "cross-service: a state sealed for another audience",
-            &other_service,
-            &kit,
-            |opened| self.retry(opened, opened.state.clone()),
-        )
-        .await;
-        let other_key = Setup::with_runtime(runtime_with(KIT_AUDIENCE, &[0x5a; 32], None));
-        self.refused(
-            cases,
-            "cross-service: a state sealed under a key this server does not hold",
-            &other_key,
-            &kit,
-            |opened| self.retry(opened, opened.state.clone()),
-        )
-        .await;
+        let foreign = [
+            (
+                "cross-principal: alice's state presented by mallory",
+                alice.clone(),
+                Setup::as_principal("mallory"),
+            ),
+            (
+                "cross-principal: alice's state presented anonymously",
+                alice,
+                kit.clone(),
+            ),
+            (
+                "cross-service: a state sealed for another audience",
+                Setup::with_runtime(test_runtime("another-service")),
+                kit.clone(),
+            ),
+            (
+                "cross-service: a state sealed under a key this server does not hold",
+                Setup::with_runtime(runtime_with(KIT_AUDIENCE, &[0x5a; 32], None)),
+                kit.clone(),
+            ),
+        ];
+        for (name, opener, presenter) in foreign {
+            self.refused(cases, name, &opener, &presenter, |opened| {
+                self.retry(opened, opened.state.clone())
+            })
+            .await;
+        }
         let clock = TestClock::now();
         let clocked = Setup::with_runtime(runtime_with(KIT_AUDIENCE, &TEST_KEY, Some(&clock)));
         let verdict = match self.open(&self.tool, &self.arguments, &clocked).await {

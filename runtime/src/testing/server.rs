@@ -8,9 +8,9 @@ use std::sync::{Arc, Mutex};
 use rmcp::ServerHandler;
 use rmcp::handler::server::tool::{ToolCallContext, ToolRouter};
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, ClientRequest, ErrorData, InputRequiredResult,
-    InputResponses, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig,
-    ServerResult,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ClientRequest, ErrorData,
+    InputRequiredResult, InputResponses, ListToolsResult, PaginatedRequestParams,
+    ServerCapabilities, ServerConfig, ServerResult,
 };
 use rmcp::service::{NotificationContext, RequestContext, RoleServer, Service, ServiceRole};
 use serde_json::Value;
@@ -323,12 +323,16 @@ impl RoundRequest {
     }
 }
 
+fn complete(result: &CallToolResult) -> Outcome {
+    Outcome::Complete {
+        is_error: result.is_error.unwrap_or(false),
+        content: serde_json::to_value(&result.content).unwrap_or(Value::Null),
+    }
+}
+
 fn tool_outcome(response: &Result<CallToolResponse, ErrorData>) -> Outcome {
     match response {
-        Ok(CallToolResponse::Complete(result)) => Outcome::Complete {
-            is_error: result.is_error.unwrap_or(false),
-            content: serde_json::to_value(&result.content).unwrap_or(Value::Null),
-        },
+        Ok(CallToolResponse::Complete(result)) => complete(result),
         Ok(CallToolResponse::InputRequired(result)) => input_required(result),
         Ok(_) => Outcome::Other,
         Err(error) => error_outcome(error),
@@ -337,10 +341,7 @@ fn tool_outcome(response: &Result<CallToolResponse, ErrorData>) -> Outcome {
 
 fn result_outcome(response: &Result<ServerResult, ErrorData>) -> Outcome {
     match response {
-        Ok(ServerResult::CallToolResult(result)) => Outcome::Complete {
-            is_error: result.is_error.unwrap_or(false),
-            content: serde_json::to_value(&result.content).unwrap_or(Value::Null),
-        },
+        Ok(ServerResult::CallToolResult(result)) => complete(result),
         Ok(ServerResult::InputRequiredResult(result)) => input_required(result),
         Ok(result @ (ServerResult::GetPromptResult(_) | ServerResult::ReadResourceResult(_))) => {
             Outcome::Complete {

@@ -110,10 +110,7 @@ impl Session {
         request_state: Option<String>,
     ) -> Result<CallToolResponse, ServiceError> {
         let mut params = params(tool, arguments);
-        params.input_responses = input_responses.map(|responses| match responses {
-            Value::Object(map) => map.into_iter().collect(),
-            other => panic!("inputResponses in a test must be a JSON object, got {other}"),
-        });
+        params.input_responses = responses(input_responses);
         params.request_state = request_state;
         self.call_once(params).await
     }
@@ -136,10 +133,7 @@ impl Session {
         request_state: Option<String>,
     ) -> Result<rmcp::model::ReadResourceResponse, ServiceError> {
         let mut params = rmcp::model::ReadResourceRequestParams::new(uri);
-        params.input_responses = input_responses.map(|responses| match responses {
-            Value::Object(map) => map.into_iter().collect(),
-            other => panic!("inputResponses in a test must be a JSON object, got {other}"),
-        });
+        params.input_responses = responses(input_responses);
         params.request_state = request_state;
         self.running.read_resource_once(params).await
     }
@@ -154,6 +148,24 @@ impl Session {
             .await
     }
 
+    /// One raw `prompts/get` round with the given arguments, `inputResponses` and
+    /// `requestState`.
+    pub async fn get_prompt_once(
+        &self,
+        name: &str,
+        arguments: Value,
+        input_responses: Option<Value>,
+        request_state: Option<String>,
+    ) -> Result<rmcp::model::GetPromptResponse, ServiceError> {
+        let mut params = rmcp::model::GetPromptRequestParams::new(name);
+        if let Value::Object(arguments) = arguments {
+            params = params.with_arguments(arguments);
+        }
+        params.input_responses = responses(input_responses);
+        params.request_state = request_state;
+        self.running.get_prompt_once(params).await
+    }
+
     /// The client's peer, for requests the typed helpers cannot spell (malformed params).
     pub fn peer(&self) -> &rmcp::Peer<RoleClient> {
         self.running.peer()
@@ -164,6 +176,14 @@ impl Session {
         let _ = self.running.cancel().await;
         let _ = self.server.await;
     }
+}
+
+/// A test's `inputResponses` object as rmcp's map.
+fn responses(input_responses: Option<Value>) -> Option<rmcp::model::InputResponses> {
+    input_responses.map(|responses| match responses {
+        Value::Object(map) => map.into_iter().collect(),
+        other => panic!("inputResponses in a test must be a JSON object, got {other}"),
+    })
 }
 
 /// The text of every text content block of a result, joined by newlines.
