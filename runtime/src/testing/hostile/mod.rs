@@ -24,12 +24,13 @@
 //! A genuine retry (`control`) runs first: if it is refused, the other verdicts would mean
 //! nothing, and the report says so.
 
-use std::fmt;
+mod forgery;
+mod report;
+mod verdicts;
+
 use std::sync::Arc;
 
-use base64::Engine;
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use rmcp::model::{CallToolResponse, InputRequest, InputRequiredResult, InputResponses};
+use rmcp::model::{CallToolResponse, InputRequiredResult, InputResponses};
 use rmcp::service::{RoleServer, Service, ServiceError};
 use serde_json::{Value, json};
 
@@ -42,6 +43,12 @@ use super::session::{Era, connect, params};
 use crate::Runtime;
 use crate::config::{DEFAULT_MAX_BYTES, DEFAULT_TTL};
 use crate::limits::Limits;
+use forgery::{
+    JUNK_KEY, changed_argument, flip_body, malformed_answers, method_of, needed_capabilities,
+    other_kid, other_version, without,
+};
+pub use report::{Case, HostileReport, Verdict};
+use verdicts::{asked_again, describe, never_asked_modern, push, refusal, shape};
 
 /// JSON-RPC "invalid params": every refused `requestState` and every oversized `inputResponses`.
 pub const INVALID_PARAMS: i32 = -32602;
@@ -80,84 +87,6 @@ pub struct Hostile<F> {
     arguments: Value,
     client: ScriptedClient,
     cross_tool: Option<(String, Value)>,
-}
-
-/// How one case went.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Verdict {
-    /// The server kept its promise.
-    Held,
-    /// It did not: what it did instead.
-    Broken(String),
-    /// The case could not run against this tool: why.
-    Skipped(String),
-}
-
-/// One case of the suite.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Case {
-    /// `family: variant`, e.g. `tamper: bit flip at the last byte of the sealed body`.
-    pub name: String,
-    /// How it went.
-    pub verdict: Verdict,
-}
-
-/// What the suite found.
-#[derive(Clone, Debug)]
-pub struct HostileReport {
-    /// The tool attacked.
-    pub tool: String,
-    /// Every case, in the order run.
-    pub cases: Vec<Case>,
-}
-
-impl HostileReport {
-    /// The cases the server failed.
-    pub fn broken(&self) -> Vec<&Case> {
-        self.cases
-            .iter()
-            .filter(|case| matches!(case.verdict, Verdict::Broken(_)))
-            .collect()
-    }
-
-    /// The case named `name`, if it ran.
-    pub fn case(&self, name: &str) -> Option<&Case> {
-        self.cases.iter().find(|case| case.name == name)
-    }
-
-    /// Fails the test with one line per broken case.
-    #[track_caller]
-    pub fn assert_ok(&self) {
-        let broken = self.broken();
-        if !broken.is_empty() {
-            let lines: Vec<String> = broken.iter().map(|case| line(case)).collect();
-            panic!(
-                "hostile suite on `{}`: {} of {} cases broken\n{}",
-                self.tool,
-                broken.len(),
-                self.cases.len(),
-                lines.join("\n")
-            );
-        }
-    }
-}
-
-fn line(case: &Case) -> String {
-    match &case.verdict {
-        Verdict::Held => format!("held     {}", case.name),
-        Verdict::Broken(why) => format!("BROKEN   {}: {why}", case.name),
-        Verdict::Skipped(why) => format!("skipped  {}: {why}", case.name),
-    }
-}
-
-impl fmt::Display for HostileReport {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(f, "hostile suite on `{}`:", self.tool)?;
-        for case in &self.cases {
-            writeln!(f, "{}", line(case))?;
-        }
-        Ok(())
-    }
 }
 
 /// Who makes a round, and with which runtime.
@@ -712,262 +641,5 @@ where
             let name = format!("capability-missing: a legacy session without `{capability}`");
             push(cases, &name, verdict);
         }
-    }
-}
-
-/// A key no handler asks for (keys are identifiers, so it cannot collide).
-const JUNK_KEY: &str = "mrtr hostile junk";
-
-fn push(cases: &mut Vec<Case>, name: &str, verdict: Verdict) {
-    cases.push(Case {
-        name: name.to_owned(),
-        verdict,
-    });
-}
-
-fn describe(response: &Response) -> String {
-    match response {
-        Ok(CallToolResponse::Complete(result)) => format!(
-            "a complete result{}",
-            if result.is_error == Some(true) {
-                " (isError)"
-            } else {
-                ""
-            }
-        ),
-        Ok(CallToolResponse::InputRequired(result)) => format!(
-            "input_required asking {:?}",
-            result
-                .input_requests
-                .iter()
-                .flat_map(|r| r.keys())
-                .collect::<Vec<_>>()
-        ),
-        Ok(_) => "an unexpected result".into(),
-        Err(ServiceError::McpError(error)) => format!("error {}: {}", error.code.0, error.message),
-        Err(other) => format!("client error: {other}"),
-    }
-}
-
-/// What a response is, for comparing two runs: the final content, the keys asked, or the code.
-fn shape(response: &Response) -> Value {
-    match response {
-        Ok(CallToolResponse::Complete(result)) => {
-            json!({ "complete": result.content, "isError": result.is_error })
-        }
-        Ok(CallToolResponse::InputRequired(result)) => {
-            json!({ "asked": result.input_requests.iter().flat_map(|r| r.keys()).collect::<Vec<_>>() })
-        }
-        Ok(_) => json!("other"),
-        Err(ServiceError::McpError(error)) => json!({ "error": error.code.0 }),
-        Err(other) => json!({ "client error": other.to_string() }),
-    }
-}
-
-fn rerun(opened: &Opened) -> Option<String> {
-    let now = opened.effects.all();
-    (now != opened.after_open).then(|| {
-        format!(
-            "user code ran: the effect log went from {:?} to {now:?}",
-            opened.after_open
-        )
-    })
-}
-
-fn refusal(response: &Response, opened: &Opened) -> Verdict {
-    match response {
-        Err(ServiceError::McpError(error)) if error.code.0 == INVALID_PARAMS => match rerun(opened)
-        {
-            Some(why) => Verdict::Broken(format!("refused with -32602, but {why}")),
-            None => Verdict::Held,
-        },
-        other => Verdict::Broken(format!("expected -32602, got {}", describe(other))),
-    }
-}
-
-fn asked_again(response: &Response, keys: &[&str], opened: &Opened) -> Verdict {
-    let asked: Vec<String> = match response {
-        Ok(CallToolResponse::InputRequired(result)) => result
-            .input_requests
-            .iter()
-            .flat_map(|r| r.keys().cloned())
-            .collect(),
-        other => {
-            return Verdict::Broken(format!(
-                "expected {keys:?} asked again, got {}",
-                describe(other)
-            ));
-        }
-    };
-    if let Some(key) = keys.iter().find(|key| !asked.iter().any(|a| a == *key)) {
-        return Verdict::Broken(format!("`{key}` was not asked again (asked {asked:?})"));
-    }
-    match rerun(opened) {
-        Some(why) => Verdict::Broken(why),
-        None => Verdict::Held,
-    }
-}
-
-fn never_asked_modern(response: &Response, capability: &str) -> Verdict {
-    match response {
-        Ok(CallToolResponse::InputRequired(result)) => {
-            let offending = result
-                .input_requests
-                .iter()
-                .flatten()
-                .filter(|(_, request)| capability_of(request) == capability)
-                .map(|(key, _)| key.clone())
-                .collect::<Vec<_>>();
-            if offending.is_empty() {
-                Verdict::Held
-            } else {
-                Verdict::Broken(format!(
-                    "asked {offending:?}, which need `{capability}` the request did not declare"
-                ))
-            }
-        }
-        Ok(_) => Verdict::Held,
-        Err(ServiceError::McpError(error)) if error.code.0 == MISSING_CAPABILITY => {
-            let named = error
-                .data
-                .as_ref()
-                .and_then(|data| data.get("requiredCapabilities"))
-                .is_some_and(|required| !required.is_null());
-            if named {
-                Verdict::Held
-            } else {
-                Verdict::Broken("-32021 without data.requiredCapabilities".into())
-            }
-        }
-        other => Verdict::Broken(format!(
-            "expected a fallback or -32021, got {}",
-            describe(other)
-        )),
-    }
-}
-
-/// The capability (dotted path) an input request needs.
-fn capability_of(request: &InputRequest) -> &'static str {
-    match request {
-        InputRequest::Elicitation(elicit) => {
-            let params = serde_json::to_value(&elicit.params).unwrap_or(Value::Null);
-            if params.get("mode").and_then(Value::as_str) == Some("url") {
-                "elicitation.url"
-            } else {
-                "elicitation.form"
-            }
-        }
-        InputRequest::CreateMessage(_) => "sampling",
-        _ => "roots",
-    }
-}
-
-fn needed_capabilities(input_required: &InputRequiredResult) -> Vec<&'static str> {
-    let mut needed: Vec<&'static str> = input_required
-        .input_requests
-        .iter()
-        .flatten()
-        .map(|(_, request)| capability_of(request))
-        .collect();
-    needed.sort_unstable();
-    needed.dedup();
-    needed
-}
-
-fn without(capability: &str) -> Caps {
-    let mut caps = Caps::ALL;
-    match capability {
-        "elicitation.form" => caps.elicitation_form = false,
-        "elicitation.url" => caps.elicitation_url = false,
-        "sampling" => caps.sampling = false,
-        _ => caps.roots = false,
-    }
-    caps
-}
-
-fn method_of(capability: &str) -> &'static str {
-    match capability {
-        "sampling" => super::client::SAMPLE,
-        "roots" => super::client::ROOTS,
-        _ => super::client::ELICIT,
-    }
-}
-
-/// Answers that are not answers of the request's kind.
-fn malformed_answers(request: &InputRequest) -> Vec<(&'static str, Value)> {
-    let mut malformed = vec![
-        ("a bare string", json!("not an answer")),
-        ("an unknown action", json!({ "action": "no-such-action" })),
-    ];
-    if let InputRequest::Elicitation(elicit) = request {
-        let params = serde_json::to_value(&elicit.params).unwrap_or(Value::Null);
-        if params.get("requestedSchema").is_some() {
-            malformed.push((
-                "form content that is not an object",
-                json!({ "action": "accept", "content": "not an object" }),
-            ));
-        }
-    }
-    malformed
-}
-
-/// The arguments with one value changed: the first field's string extended, number bumped or
-/// boolean flipped; otherwise an extra field.
-fn changed_argument(arguments: &Value) -> Value {
-    let mut changed = arguments.clone();
-    if let Some(object) = changed.as_object_mut() {
-        if let Some((_, value)) = object.iter_mut().next() {
-            let replacement = match value {
-                Value::String(text) => Some(json!(format!("{text}-other"))),
-                Value::Number(number) => Some(json!(number.as_f64().unwrap_or(0.0) + 1.0)),
-                Value::Bool(flag) => Some(json!(!*flag)),
-                _ => None,
-            };
-            if let Some(replacement) = replacement {
-                *value = replacement;
-                return changed;
-            }
-        }
-        object.insert("mrtr_hostile_extra".into(), json!(true));
-        return changed;
-    }
-    json!({ "mrtr_hostile_extra": true })
-}
-
-/// The token with one bit flipped in its sealed body (the part after the last dot), at the byte
-/// `at(len)` picks.
-fn flip_body(state: &str, at: fn(usize) -> usize) -> String {
-    let Some((header, body)) = state.rsplit_once('.') else {
-        return format!("{state}A");
-    };
-    match URL_SAFE_NO_PAD.decode(body) {
-        Ok(mut bytes) if !bytes.is_empty() => {
-            let index = at(bytes.len()).min(bytes.len() - 1);
-            bytes[index] ^= 0x01;
-            format!("{header}.{}", URL_SAFE_NO_PAD.encode(bytes))
-        }
-        _ => format!("{header}.{body}A"),
-    }
-}
-
-/// The token under another key id (`x1.<kid>.<body>`: the kid's first character changed).
-fn other_kid(state: &str) -> String {
-    let mut parts: Vec<String> = state.split('.').map(str::to_owned).collect();
-    if parts.len() >= 3 {
-        let kid = &parts[1];
-        let first = if kid.starts_with('z') { 'y' } else { 'z' };
-        parts[1] = format!("{first}{}", kid.get(1..).unwrap_or_default());
-        parts.join(".")
-    } else {
-        format!("z{state}")
-    }
-}
-
-/// The token with its format prefix swapped (`x1` ⇄ `h1`): AEAD bytes presented as HMAC.
-fn other_version(state: &str) -> String {
-    match state.split_once('.') {
-        Some(("x1", rest)) => format!("h1.{rest}"),
-        Some((_, rest)) => format!("x1.{rest}"),
-        None => format!("x1.{state}"),
     }
 }
