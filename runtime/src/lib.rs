@@ -111,7 +111,7 @@ pub mod __private_v0_1_0 {
     pub use crate::error::MrtrError;
     pub use crate::machine::{
         Flow, Handler, IntoReadResourceResponse, IntoResponse, Io, Lift, Lifted, Missing,
-        PromptOutcome, Response, StepInfo, done, respond, respond_local,
+        PromptOutcome, StepInfo, done, respond, respond_local,
     };
     pub use crate::request::{elicit, elicit_url, roots, sample};
     pub use ::core;

@@ -1,5 +1,5 @@
 #![allow(deprecated)] // sampling and roots are deprecated by SEP-2577 but still part of 2026-07-28
-//! Input requests: what an `ask!` sends, with the exact 2026-07-28 payloads (protocol.md §4).
+//! Input requests: what an `ask!` sends, with the exact 2026-07-28 payloads (the 2026-07-28 schema's `ElicitRequestParams`, `CreateMessageRequestParams`, `ListRootsRequest`).
 //!
 //! Each builder returns an [`Ask<T>`]: the bare `{method, params}` that goes into
 //! `inputRequests`, typed by what an accepted answer decodes to.
@@ -83,7 +83,7 @@ pub fn elicit<T: Elicit>(message: impl Into<String>) -> Ask<T> {
 
 /// Form elicitation with a hand-built `requestedSchema`, for shapes the derive does not produce.
 ///
-/// `schema` must be the restricted flat object schema of protocol.md §4.1
+/// `schema` must be the restricted flat object schema of the spec's elicitation section (`PrimitiveSchemaDefinition`)
 /// (`{"type":"object","properties":{..},"required":[..]}`); an accepted answer's `content`
 /// decodes as `T` (a `serde_json::Map<String, Value>` takes anything).
 pub fn elicit_with_schema<T: DeserializeOwned>(
@@ -101,7 +101,7 @@ pub fn elicit_with_schema<T: DeserializeOwned>(
 /// URL-mode elicitation; an accepted answer only means the user agreed to open `url`.
 ///
 /// Whether the out-of-band step finished is the server's to find out on a later round
-/// (protocol.md §4.1); put any correlation id in the carried state, not in the URL's PII.
+/// (spec, elicitation: URL mode); put any correlation id in the carried state, not in the URL's PII.
 pub fn elicit_url(message: impl Into<String>, url: impl Into<String>) -> Ask<()> {
     Ask::from_request(InputRequest {
         method: InputMethod::Elicitation,

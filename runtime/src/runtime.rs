@@ -35,7 +35,7 @@ impl Runtime {
         })
     }
 
-    /// Reads `MRTR_STATE_KEYS`, `MRTR_STATE_TTL` and `MRTR_STATE_MAX_BYTES`.
+    /// Reads `MRTR_STATE_KEYS`, `MRTR_STATE_TTL`, `MRTR_STATE_MAX_BYTES` and `MRTR_STATE_MODE`.
     pub fn from_env(audience: impl Into<String>) -> Result<Self, MrtrError> {
         Self::new(StateConfig::from_env(audience)?)
     }

@@ -283,6 +283,30 @@ impl Regressions {
             go.is_accept()
         )))
     }
+
+    /// Asks written where legacy code awaited its requests: a `match` scrutinee, an `if let`
+    /// and a method call's receiver. Each is moved into a `let` before its statement.
+    #[mrtr_tool]
+    #[tool(description = "asks as the first thing their statements evaluate")]
+    async fn first_evaluated_asks(
+        &self,
+        Parameters(args): Parameters<Args>,
+    ) -> Result<CallToolResult, ErrorData> {
+        self.effects.record("start");
+        let label = match ask!(pick: elicit::<Confirm>("Pick?")) {
+            Answer::Accept(Confirm { ok: true }) => String::from("picked"),
+            Answer::Accept(_) => String::from("not picked"),
+            Answer::Decline | Answer::Cancel => return Ok(reply("dismissed")),
+        };
+        self.effects.record(label.clone());
+        if let Answer::Accept(Confirm { ok }) =
+            ask!(second: elicit::<Confirm>(format!("Second after {label}?")))
+        {
+            self.effects.record(format!("second {ok}"));
+        }
+        let third = ask!(third: elicit::<Confirm>("Third?")).is_accept();
+        Ok(reply(format!("{label} third={third} tries={}", args.tries)))
+    }
 }
 
 fn server(effects: Effects) -> TestServer<Regressions> {
@@ -523,4 +547,22 @@ async fn a_capitalised_let_local_and_an_annotated_owned_get_are_carried() {
     let both = run_both(server, client, "capitalised_and_annotated_locals", args).await;
     both.assert_table("4 cached r go=true", 1, 1);
     assert_eq!(both.legacy.effects, ["limit 4"]);
+}
+
+#[tokio::test]
+async fn asks_in_first_evaluated_positions_run_once_in_order_on_both_eras() {
+    let client = || {
+        ScriptedClient::new(Caps::FORM_ONLY)
+            .on_elicit("Pick?", [accept(json!({"ok": true}))])
+            .on_elicit("Second after picked?", [accept(json!({"ok": false}))])
+            .on_elicit("Third?", [Reply::Decline])
+    };
+    let both = run_both(server, client, "first_evaluated_asks", json!({"tries": 2})).await;
+    both.assert_table("picked third=false tries=2", 3, 3);
+    assert_eq!(both.legacy.effects, ["start", "picked", "second false"]);
+
+    let dismissed = || ScriptedClient::new(Caps::FORM_ONLY).on_elicit("Pick?", [Reply::Cancel]);
+    let both = run_both(server, dismissed, "first_evaluated_asks", json!({})).await;
+    both.assert_table("dismissed", 1, 1);
+    assert_eq!(both.legacy.effects, ["start"]);
 }

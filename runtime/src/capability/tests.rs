@@ -1,5 +1,5 @@
 #![allow(deprecated)] // sampling and roots are deprecated by SEP-2577 but still part of 2026-07-28
-//! The capability predicates and the gate's `requiredCapabilities` (protocol.md §10).
+//! The capability predicates and the gate's `requiredCapabilities` (2026-07-28 spec, basic `_meta`: per-request client capabilities).
 
 use crate::capability::{ClientCaps, gate};
 use crate::request::InputRequest;

@@ -21,7 +21,5 @@ mod suspension;
 
 pub use handler::{Handler, StepInfo};
 pub use lift::{Flow, Lift, Lifted, done};
-pub use respond::{
-    IntoReadResourceResponse, IntoResponse, PromptOutcome, Response, respond, respond_local,
-};
+pub use respond::{IntoReadResourceResponse, IntoResponse, PromptOutcome, respond, respond_local};
 pub use round::{Io, Missing};

@@ -25,7 +25,7 @@ use super::lift::{Flow, Lift, Lifted};
 pub fn respond<'a, R, Out>(body: BoxFuture<'a, Lifted<R>>) -> BoxFuture<'a, Result<Out, ErrorData>>
 where
     R: Lift + IntoResponse<Out> + 'a,
-    Out: Response,
+    Out: From<InputRequiredResult> + 'a,
 {
     Box::pin(async move { outcome::<R, Out>(body.await) })
 }
@@ -37,38 +37,29 @@ pub fn respond_local<'a, R, Out>(
 ) -> LocalBoxFuture<'a, Result<Out, ErrorData>>
 where
     R: Lift + IntoResponse<Out> + 'a,
-    Out: Response,
+    Out: From<InputRequiredResult> + 'a,
 {
     Box::pin(async move { outcome::<R, Out>(body.await) })
 }
 
 /// What every request kind does with the body's outcome: hand back the user's value, report a
 /// runtime failure, or seal the suspension.
-fn outcome<R: Lift + IntoResponse<Out>, Out: Response>(out: Lifted<R>) -> Result<Out, ErrorData> {
+fn outcome<R: Lift + IntoResponse<Out>, Out: From<InputRequiredResult>>(
+    out: Lifted<R>,
+) -> Result<Out, ErrorData> {
     match out {
         Ok(Flow::Done(value)) => R::join(Ok(value)).into_response(),
         Err(error) => R::join(Err(error)).into_response(),
         Ok(Flow::Fail(error)) => Err(error.into()),
-        Ok(Flow::Suspend(suspension)) => Ok(Out::input_required(suspension.seal()?)),
+        Ok(Flow::Suspend(suspension)) => Ok(Out::from(suspension.seal()?)),
     }
-}
-
-/// The response of one request kind, as rmcp's router for it expects it.
-pub trait Response {
-    /// The round ends with `input_required`.
-    fn input_required(result: InputRequiredResult) -> Self;
 }
 
 /// A handler's return type that completes a request whose response is `Out`: rmcp's
-/// `IntoCallToolResult` and `IntoGetPromptResult`, and [`IntoReadResourceResponse`].
+/// `IntoCallToolResult` and `IntoGetPromptResult`, and [`IntoReadResourceResponse`]. (Every
+/// response type says `input_required` through rmcp's `From<InputRequiredResult>`.)
 pub trait IntoResponse<Out> {
     fn into_response(self) -> Result<Out, ErrorData>;
-}
-
-impl Response for CallToolResponse {
-    fn input_required(result: InputRequiredResult) -> Self {
-        CallToolResponse::InputRequired(result)
-    }
 }
 
 impl<R: IntoCallToolResult> IntoResponse<CallToolResponse> for R {
@@ -86,21 +77,15 @@ impl IntoGetPromptResult for PromptOutcome {
     }
 }
 
-impl Response for PromptOutcome {
-    fn input_required(result: InputRequiredResult) -> Self {
-        PromptOutcome(GetPromptResponse::InputRequired(result))
+impl From<InputRequiredResult> for PromptOutcome {
+    fn from(result: InputRequiredResult) -> Self {
+        PromptOutcome(result.into())
     }
 }
 
 impl<R: IntoGetPromptResult> IntoResponse<PromptOutcome> for R {
     fn into_response(self) -> Result<PromptOutcome, ErrorData> {
         self.into_get_prompt_result().map(PromptOutcome)
-    }
-}
-
-impl Response for ReadResourceResponse {
-    fn input_required(result: InputRequiredResult) -> Self {
-        ReadResourceResponse::InputRequired(result)
     }
 }
 

@@ -92,10 +92,31 @@ pub(crate) struct FieldAttrs {
 
 impl FieldAttrs {
     pub(crate) fn parse(attrs: &[Attribute], errors: &mut Errors) -> Self {
-        errors
-            .take(FieldAttrs::from_attributes(attrs))
-            .unwrap_or_default()
+        let parsed = explain_unknown(FieldAttrs::from_attributes(attrs), FIELD_KEYS);
+        errors.take(parsed).unwrap_or_default()
     }
+}
+
+const FIELD_KEYS: &str = "a field takes `title`, `description`, `format`, `min`, `max`, `min_length`, `max_length`, `min_items`, `max_items`, `default`";
+
+/// darling names an unknown key (and the nearest known one when there is one); this adds the
+/// keys that are accepted there.
+fn explain_unknown<T>(parsed: darling::Result<T>, takes: &str) -> darling::Result<T> {
+    parsed.map_err(|error| {
+        darling::Error::multiple(
+            error
+                .into_iter()
+                .map(|error| {
+                    let text = error.to_string();
+                    if text.starts_with("Unknown field") {
+                        syn::Error::new(error.span(), format!("{text}; {takes}")).into()
+                    } else {
+                        error
+                    }
+                })
+                .collect(),
+        )
+    })
 }
 
 /// `#[elicit(..)]` on a unit-only enum.
@@ -108,9 +129,11 @@ pub(crate) struct ChoiceAttrs {
 
 impl ChoiceAttrs {
     pub(crate) fn parse(attrs: &[Attribute], errors: &mut Errors) -> Self {
-        errors
-            .take(ChoiceAttrs::from_attributes(attrs))
-            .unwrap_or_default()
+        let parsed = explain_unknown(
+            ChoiceAttrs::from_attributes(attrs),
+            "an enum takes `legacy_enum_names`",
+        );
+        errors.take(parsed).unwrap_or_default()
     }
 }
 
@@ -122,9 +145,11 @@ struct VariantAttrs {
 }
 
 pub(crate) fn variant_title(attrs: &[Attribute], errors: &mut Errors) -> Option<LitStr> {
-    errors
-        .take(VariantAttrs::from_attributes(attrs))
-        .and_then(|attrs| attrs.title)
+    let parsed = explain_unknown(
+        VariantAttrs::from_attributes(attrs),
+        "a variant takes `title`",
+    );
+    errors.take(parsed).and_then(|attrs| attrs.title)
 }
 
 /// A struct takes no `#[elicit(..)]` of its own; say so instead of ignoring it.

@@ -29,7 +29,7 @@ impl Finder<'_> {
     }
 }
 
-const BIND_FIRST: &str = "`ask!` can only be the whole initializer of a `let`, the whole right side of `x = ask!(..);`, or a statement of its own; bind the answer first: `let answer = ask!(key: ..);`, then use `answer`";
+const BIND_FIRST: &str = "`ask!` here comes after other code of its statement, and the lowering can only split a statement before the first thing it evaluates (`let x = ask!(..);`, `match ask!(..) { .. }`, `ask!(..)?`, `ask!(..).is_accept()`); bind the answer first: `let answer = ask!(key: ..);`, then use `answer`";
 
 impl<'ast> Visit<'ast> for Finder<'_> {
     fn visit_macro(&mut self, mac: &'ast syn::Macro) {

@@ -55,6 +55,7 @@ impl Gen<'_> {
                     let (prelude, stmt) = self.fill_jumps(stmt.clone(), &held);
                     let hidden = Self::held_of(&node.hides, &held);
                     out.extend(prelude);
+                    let stmt = self.allow_split_mut(stmt, node);
                     out.extend(self.verbatim_with_parks(stmt, &hidden, &held));
                     out.extend(node.defs.iter().filter_map(|&b| self.type_witness(b)));
                     for b in hidden {
@@ -293,17 +294,18 @@ impl Gen<'_> {
             held.remove(b);
         }
         held.extend(node.defs.iter().copied());
+        let allow = self.split_mut(node).then(|| quote!(#[allow(unused_mut)]));
         let binding = match (park.is_empty(), diverge) {
-            (true, diverge) => quote!(let #pat = #value #diverge;),
+            (true, diverge) => quote!(#allow let #pat = #value #diverge;),
             // Parked once the pattern matched, through a macro defined while they are in scope
             // (see `verbatim_with_parks`).
             (false, Some(diverge)) => {
                 let name = format_ident!("__mrtr_hide_{}", hidden[0]);
                 let (define, invoke) = Self::deferred_park(name, park);
-                quote!(#define let #pat = #value #diverge; #invoke)
+                quote!(#define #allow let #pat = #value #diverge; #invoke)
             }
             // Parks go between computing the value and binding it (the pattern hides them).
-            (false, None) => quote!(let __mrtr_v = #value; #park let #pat = __mrtr_v;),
+            (false, None) => quote!(let __mrtr_v = #value; #park #allow let #pat = __mrtr_v;),
         };
         quote!(#prelude #binding)
     }

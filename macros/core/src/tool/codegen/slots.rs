@@ -99,6 +99,26 @@ impl Gen<'_> {
         hides.iter().copied().filter(|b| held.contains(b)).collect()
     }
 
+    /// Whether the statement binds a `mut` local whose scope the lowering splits: its `mut` is
+    /// needed by the straight-line code, but the change may happen in a later arm (after the
+    /// value is taken out of its slot, or on a fresh declaration), where rustc cannot see it
+    /// from here.
+    pub(super) fn split_mut(&self, node: &Node) -> bool {
+        node.split_after && node.defs.iter().any(|&b| self.binding(b).mutable)
+    }
+
+    /// The user's `let` with `#[allow(unused_mut)]` where [`Self::split_mut`] says its `mut`
+    /// only matters in another arm; that lint and nothing else, on that statement alone.
+    pub(super) fn allow_split_mut(&self, stmt: syn::Stmt, node: &Node) -> syn::Stmt {
+        match stmt {
+            syn::Stmt::Local(mut local) if self.split_mut(node) => {
+                local.attrs.push(syn::parse_quote!(#[allow(unused_mut)]));
+                syn::Stmt::Local(local)
+            }
+            other => other,
+        }
+    }
+
     pub(super) fn verbatim_with_parks(
         &self,
         stmt: syn::Stmt,

@@ -29,6 +29,8 @@ pub(super) struct Builder<'e> {
     wire_counts: HashMap<String, usize>,
     keys_seen: HashSet<String>,
     tails: usize,
+    /// Asks hoisted into `let`s so far (`__mrtr_hN`).
+    hoisted: usize,
 }
 
 /// Builds the IR of a handler body. `params` are the parameter patterns, in order.
@@ -51,6 +53,7 @@ pub fn build(params: &[&Pat], block: &Block, ret: Type, errors: &mut Errors) -> 
         wire_counts: HashMap::new(),
         keys_seen: HashSet::new(),
         tails: 0,
+        hoisted: 0,
     };
     let mut param_bindings = Vec::new();
     for pat in params {
@@ -219,6 +222,7 @@ impl Builder<'_> {
             tail = Some(syn::parse_quote!(#name));
         }
 
+        let stmts = self.hoist_first_asks(stmts);
         for stmt in &stmts {
             let index = self.body.frames[id].stmts.len();
             if let Some(node) = self.build_node(stmt, id, index) {
@@ -228,6 +232,12 @@ impl Builder<'_> {
                     .extend(node.defs.iter().copied());
                 self.body.frames[id].stmts.push(node);
             }
+        }
+
+        let mut split = false;
+        for node in self.body.frames[id].stmts.iter_mut().rev() {
+            node.split_after = split;
+            split |= !matches!(node.kind, NodeKind::Verbatim(_));
         }
 
         if let Some(mut expr) = tail {
@@ -247,6 +257,24 @@ impl Builder<'_> {
         }
         self.scopes.pop();
         id
+    }
+
+    /// Statements whose first evaluated expression is an `ask!`, with that ask moved into a
+    /// `let` before them (see `hoist.rs`).
+    fn hoist_first_asks(&mut self, stmts: Vec<Stmt>) -> Vec<Stmt> {
+        let mut out = Vec::with_capacity(stmts.len());
+        for stmt in stmts {
+            let hoisted = tokens_mention_ask(&stmt.to_token_stream())
+                .and_then(|_| super::hoist::hoist(&stmt, &mut self.hoisted));
+            match hoisted {
+                Some((lets, rest)) => {
+                    out.extend(lets);
+                    out.push(rest);
+                }
+                None => out.push(stmt),
+            }
+        }
+        out
     }
 
     fn verbatim(&mut self, stmt: &Stmt) -> Node {

@@ -11,6 +11,7 @@ use syn::{Block, Expr, Ident, Pat, Stmt, Type};
 
 mod build;
 mod exposed;
+mod hoist;
 
 pub use build::build;
 
@@ -122,6 +123,9 @@ pub struct Node {
     /// The statement always leaves (`return`, `break`, `continue`, `panic!`): nothing after it
     /// in its frame runs, so nothing is live after it and no code is emitted after it.
     pub diverges: bool,
+    /// A later statement of the same frame asks or opens a construct: the code after this one
+    /// may run in another arm, where a `mut` binding of this statement is taken out and changed.
+    pub split_after: bool,
     /// Filled by liveness: bindings in scope before the statement that one of its `defs` hides
     /// by name while they are still live after it; they are parked before the pattern binds.
     pub hides: Live,
@@ -140,6 +144,7 @@ impl Node {
             live_out: Live::new(),
             diverge_uses: Live::new(),
             diverges: false,
+            split_after: false,
             hides: Live::new(),
         }
     }

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use crate::answer::decode;
 use crate::limits::Limits;
 use crate::request::InputRequest;
-use crate::{elicit_url, elicit_with_schema, roots, sample};
+use crate::request::{elicit_url, elicit_with_schema, roots, sample};
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
 
