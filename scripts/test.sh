@@ -12,6 +12,8 @@ export INSTA_UPDATE=no
 export CARGO_TERM_COLOR=never
 
 cargo test --workspace --all-targets
+# --all-targets skips doctests: the mrtr::testing example is one.
+cargo test -p mrtr --features testing --doc
 # The lint test's clippy half: the lowering's scaffolding must not trip clippy in users' code.
 cargo clippy -p mrtr-tests --test lint -- -D warnings
 bash scripts/conformance.sh

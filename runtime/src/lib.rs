@@ -17,6 +17,8 @@ pub mod config;
 pub mod limits;
 pub mod prescan;
 pub mod replay;
+#[cfg(feature = "testing")]
+pub mod testing;
 
 mod answer;
 mod bind;

@@ -4,8 +4,8 @@
 // A warning in generated code is a defect too: users build with `-D warnings`.
 #![deny(warnings)]
 
+use mrtr::testing::*;
 use mrtr::{Answer, ask, mrtr_tool};
-use mrtr_tests::harness::*;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{CallToolResult, ContentBlock};
 use rmcp::{ErrorData, schemars, tool, tool_router};

@@ -4,8 +4,10 @@ use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, InputRequiredResult, JsonObject,
     ProtocolVersion,
 };
-use rmcp::service::{ClientLifecycleMode, RoleClient, RunningService, ServiceError};
-use rmcp::{ClientServiceExt, ServerHandler, ServiceExt};
+use rmcp::service::{
+    ClientLifecycleMode, RoleClient, RoleServer, RunningService, Service, ServiceError,
+};
+use rmcp::{ClientServiceExt, ServiceExt};
 use serde_json::Value;
 use tokio::task::JoinHandle;
 
@@ -20,18 +22,29 @@ pub enum Era {
     Legacy,
 }
 
+/// Both eras, 2026-07-28 first.
 pub const ERAS: [Era; 2] = [Era::Modern, Era::Legacy];
 
 /// A connected pair. Dropping it cancels the client; the server task ends with the transport.
 pub struct Session {
+    /// The era this session speaks.
     pub era: Era,
+    /// The scripted client (clones share its record).
     pub client: ScriptedClient,
     running: RunningService<RoleClient, ScriptedClient>,
     server: JoinHandle<()>,
 }
 
-/// Serves `server` on one end of a duplex and connects `client` to the other in `era`.
-pub async fn connect<H: ServerHandler>(server: H, client: ScriptedClient, era: Era) -> Session {
+/// Serves `server` on one end of a duplex and connects `client` to the other in `era`: rmcp's
+/// real server and client, in-process. `server` is any rmcp `ServerHandler`, or a [`Recorded`]
+/// one.
+///
+/// [`Recorded`]: super::Recorded
+pub async fn connect<H: Service<RoleServer>>(
+    server: H,
+    client: ScriptedClient,
+    era: Era,
+) -> Session {
     let (server_end, client_end) = tokio::io::duplex(1 << 16);
     let server = tokio::spawn(async move {
         // A failed start shows up on the client side as a failed connect; nothing to add here.
@@ -97,10 +110,7 @@ impl Session {
         request_state: Option<String>,
     ) -> Result<CallToolResponse, ServiceError> {
         let mut params = params(tool, arguments);
-        params.input_responses = input_responses.map(|responses| match responses {
-            Value::Object(map) => map.into_iter().collect(),
-            other => panic!("inputResponses in a test must be a JSON object, got {other}"),
-        });
+        params.input_responses = responses(input_responses);
         params.request_state = request_state;
         self.call_once(params).await
     }
@@ -123,10 +133,7 @@ impl Session {
         request_state: Option<String>,
     ) -> Result<rmcp::model::ReadResourceResponse, ServiceError> {
         let mut params = rmcp::model::ReadResourceRequestParams::new(uri);
-        params.input_responses = input_responses.map(|responses| match responses {
-            Value::Object(map) => map.into_iter().collect(),
-            other => panic!("inputResponses in a test must be a JSON object, got {other}"),
-        });
+        params.input_responses = responses(input_responses);
         params.request_state = request_state;
         self.running.read_resource_once(params).await
     }
@@ -141,15 +148,42 @@ impl Session {
             .await
     }
 
+    /// One raw `prompts/get` round with the given arguments, `inputResponses` and
+    /// `requestState`.
+    pub async fn get_prompt_once(
+        &self,
+        name: &str,
+        arguments: Value,
+        input_responses: Option<Value>,
+        request_state: Option<String>,
+    ) -> Result<rmcp::model::GetPromptResponse, ServiceError> {
+        let mut params = rmcp::model::GetPromptRequestParams::new(name);
+        if let Value::Object(arguments) = arguments {
+            params = params.with_arguments(arguments);
+        }
+        params.input_responses = responses(input_responses);
+        params.request_state = request_state;
+        self.running.get_prompt_once(params).await
+    }
+
     /// The client's peer, for requests the typed helpers cannot spell (malformed params).
     pub fn peer(&self) -> &rmcp::Peer<RoleClient> {
         self.running.peer()
     }
 
+    /// Closes the client and waits for the server to stop.
     pub async fn close(self) {
         let _ = self.running.cancel().await;
         let _ = self.server.await;
     }
+}
+
+/// A test's `inputResponses` object as rmcp's map.
+fn responses(input_responses: Option<Value>) -> Option<rmcp::model::InputResponses> {
+    input_responses.map(|responses| match responses {
+        Value::Object(map) => map.into_iter().collect(),
+        other => panic!("inputResponses in a test must be a JSON object, got {other}"),
+    })
 }
 
 /// The text of every text content block of a result, joined by newlines.

@@ -1,14 +1,18 @@
-//! The mrtr runtime each test server runs with: a fixed sealing key, so a token minted by one
-//! server instance opens on another with the same key, as behind a load balancer; and a clock
-//! the test can move, so expiry is tested without sleeping.
+//! The mrtr runtime a test server runs with: a fixed sealing key, so a token minted by one server
+//! instance opens on another built with the same key, as behind a load balancer; and a clock the
+//! test can move, so expiry is tested without sleeping.
+//!
+//! This is the kit's one use of the clock injection in [`crate::config`].
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{SystemTime, UNIX_EPOCH};
 
-use mrtr::Runtime;
-use mrtr::config::{Clock, KeyRing, StateConfig, StateKey};
+use crate::Runtime;
+use crate::config::{Clock, KeyRing, StateConfig, StateKey};
 
-/// The harness's key: fixed, so every instance built from it opens every other's tokens.
+/// The kit's key: fixed, so every instance built from it opens every other's tokens. Never use
+/// it outside tests.
 pub const TEST_KEY: [u8; 32] = *b"mrtr behaviour harness state key";
 
 /// A settable clock, in seconds since the Unix epoch. Clones share the time.
@@ -16,10 +20,20 @@ pub const TEST_KEY: [u8; 32] = *b"mrtr behaviour harness state key";
 pub struct TestClock(Arc<AtomicU64>);
 
 impl TestClock {
+    /// A clock standing at `now`.
     pub fn at(now: u64) -> Self {
         TestClock(Arc::new(AtomicU64::new(now)))
     }
 
+    /// A clock standing at the current time.
+    pub fn now() -> Self {
+        let now = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |since| since.as_secs());
+        TestClock::at(now)
+    }
+
+    /// Moves the clock forward.
     pub fn advance(&self, seconds: u64) {
         self.0.fetch_add(seconds, Ordering::SeqCst);
     }
@@ -30,7 +44,7 @@ impl TestClock {
     }
 }
 
-/// A runtime sealing for `audience` with the harness's fixed key and the system clock.
+/// A runtime sealing for `audience` with the kit's fixed key and the system clock.
 pub fn test_runtime(audience: &str) -> Arc<Runtime> {
     runtime_with(audience, &TEST_KEY, None)
 }
@@ -42,7 +56,7 @@ pub fn runtime_with(audience: &str, key: &[u8; 32], clock: Option<&TestClock>) -
 
 /// The same runtime with single-use tokens: every continuation can be redeemed once.
 pub fn single_use_runtime(audience: &str) -> Arc<Runtime> {
-    let guard = Arc::new(mrtr::replay::InMemoryReplayGuard::new());
+    let guard = Arc::new(crate::replay::InMemoryReplayGuard::new());
     Arc::new(runtime_config(audience, &TEST_KEY, None).with_replay_guard(guard))
 }
 
@@ -52,5 +66,5 @@ fn runtime_config(audience: &str, key: &[u8; 32], clock: Option<&TestClock>) -> 
     if let Some(clock) = clock {
         config = config.with_clock(clock.clock());
     }
-    Runtime::new(config).expect("the harness's state configuration is valid")
+    Runtime::new(config).expect("the kit's state configuration is valid")
 }
