@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The README's test command, and what CI runs: every Rust test of the workspace (unit,
 # integration, property, compile-fail, expansion snapshots; benchmarks run once as tests), then
-# the official MCP conformance suite against examples/conformance, then the python and
+# the official MCP conformance suite against examples/conformance, a smoke run of the flow
+# benchmark (every server completes flows, none fails; no timing is checked), then the python and
 # TypeScript SDK clients against examples/deploy_service. Tools the last two need (Node 22, the
 # suite, the SDK clients) are installed on first use into the gitignored .ci/cache/.
 set -euo pipefail
@@ -13,5 +14,6 @@ export CARGO_TERM_COLOR=never
 
 cargo test --workspace --all-targets
 bash scripts/conformance.sh
+bash bench/flows/run.sh --smoke
 # Last, so the final line is a plain "N passed, N failed".
 bash scripts/interop.sh

@@ -563,13 +563,11 @@ impl Suspension {
         capability::gate(&io.caps, io.unanswered().map(|(_, r)| r))?;
         let mut input_requests = InputRequests::new();
         for (key, request) in io.unanswered() {
-            let wire = serde_json::to_value(request)
-                .and_then(serde_json::from_value)
-                .map_err(|e| {
-                    MrtrError::Internal(format!(
-                        "input request `{key}` does not fit rmcp's model: {e}"
-                    ))
-                })?;
+            let wire = request.to_rmcp().map_err(|e| {
+                MrtrError::Internal(format!(
+                    "input request `{key}` does not fit rmcp's model: {e}"
+                ))
+            })?;
             input_requests.insert(key.clone(), wire);
         }
         let continuation = Continuation {
