@@ -25,14 +25,17 @@ fi
 ln -sfn "$TS_SERVER_NODE_MODULES" bench/flows/servers/node_modules
 
 if ((SMOKE)); then
-    PROFILE_FLAG=() TARGET=target/debug
+    TARGET=target/debug
     RUN=(--connections 4 --seconds 2 --passes 1 --warmup 0.5 --smoke)
+    # The whole workspace, as `cargo test --workspace` built it: the same features, so after the
+    # tests this only links the two binaries.
+    cargo build --workspace --examples --bins
 else
-    PROFILE_FLAG=(--release) TARGET=target/release
+    TARGET=target/release
     RUN=(--connections 32 --seconds 5 --passes 3 --warmup 1 --chart bench/flows/flows.svg)
+    cargo build --release -p mrtr-examples --example deploy_service --example legacy_deploy_service
+    cargo build --release -p mrtr-flows --bins
 fi
-cargo build "${PROFILE_FLAG[@]}" -p mrtr-examples --example deploy_service --example legacy_deploy_service
-cargo build "${PROFILE_FLAG[@]}" -p mrtr-flows --bins
 
 # The example logs at warn here, as the SDK servers do: per-request logging is not what is measured.
 export RUST_LOG=warn

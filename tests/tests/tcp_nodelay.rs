@@ -27,12 +27,9 @@ async fn serve_example() -> SocketAddr {
         .expect("a free loopback port");
     tokio::spawn(async move {
         let ops = Ops::new();
-        let prescan = Prescan::default();
-        let served =
-            mrtr_examples::serve(&Launch::Http(addr), "nodelay", Some(prescan), move || {
-                StrictParams::new(Deployer::new(ops.clone()))
-            });
-        let _ = served.await;
+        let launch = Launch::Http(addr);
+        let make = move || StrictParams::new(Deployer::new(ops.clone()));
+        let _ = mrtr_examples::serve(&launch, "nodelay", Some(Prescan::default()), make).await;
     });
     for _ in 0..100 {
         if tokio::net::TcpStream::connect(addr).await.is_ok() {
