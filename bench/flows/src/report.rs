@@ -125,6 +125,12 @@ pub fn era_name(era: Era) -> &'static str {
     }
 }
 
+/// One bar: its value and, for flows/s, the spread over passes.
+type Bar = (f64, Option<(f64, f64)>);
+
+/// A chart panel: its caption and what it plots for a server.
+type Panel = (&'static str, fn(&Measured) -> Bar);
+
 /// Two horizontal bar panels: flows/s (with the spread over passes) and server CPU per flow.
 pub fn chart(results: &[Measured], title: &str) -> String {
     const WIDTH: f64 = 760.0;
@@ -145,15 +151,14 @@ pub fn chart(results: &[Measured], title: &str) -> String {
         r#"<text x="10" y="24" font-size="15" font-weight="bold">{}</text>"#,
         escape(title)
     );
-    let panels: [(&str, Box<dyn Fn(&Measured) -> (f64, Option<(f64, f64)>)>); 2] = [
+    let panels: [Panel; 2] = [
         (
             "complete flows per second (higher is better; whisker: spread over passes)",
-            Box::new(|m: &Measured| (m.flows_per_second(), Some(m.spread()))),
+            |m| (m.flows_per_second(), Some(m.spread())),
         ),
-        (
-            "server CPU per flow, µs (lower is better)",
-            Box::new(|m: &Measured| (m.cpu_per_flow_us(), None)),
-        ),
+        ("server CPU per flow, µs (lower is better)", |m| {
+            (m.cpu_per_flow_us(), None)
+        }),
     ];
     for (index, (caption, value)) in panels.iter().enumerate() {
         let top = 50.0 + index as f64 * panel_height;
@@ -163,7 +168,7 @@ pub fn chart(results: &[Measured], title: &str) -> String {
             top + 14.0,
             escape(caption)
         );
-        let values: Vec<(f64, Option<(f64, f64)>)> = results.iter().map(|m| value(m)).collect();
+        let values: Vec<Bar> = results.iter().map(value).collect();
         let max = values
             .iter()
             .map(|(v, spread)| spread.map_or(*v, |(_, high)| high.max(*v)))
