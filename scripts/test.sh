@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The README's test command, and what CI runs: every Rust test of the workspace (unit,
 # integration, property, compile-fail, expansion snapshots; benchmarks run once as tests), then
-# the official MCP conformance suite against examples/conformance, then the python and
+# the official MCP conformance suite against examples/conformance, a smoke run of the flow
+# benchmark (every server completes flows, none fails; no timing is checked), then the python and
 # TypeScript SDK clients against examples/deploy_service. Tools the last two need (Node 22, the
 # suite, the SDK clients) are installed on first use into the gitignored .ci/cache/.
 set -euo pipefail
@@ -17,5 +18,6 @@ cargo test -p mrtr --features testing --doc
 # The lint test's clippy half: the lowering's scaffolding must not trip clippy in users' code.
 cargo clippy -p mrtr-tests --test lint -- -D warnings
 bash scripts/conformance.sh
+bash bench/flows/run.sh --smoke
 # Last, so the final line is a plain "N passed, N failed".
 bash scripts/interop.sh

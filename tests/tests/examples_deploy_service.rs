@@ -445,3 +445,66 @@ async fn the_legacy_original_elicits_its_target_and_deploys() {
     assert_eq!(ops.count("deploy"), 1);
     session.close().await;
 }
+
+/// `staged_rollout` asks inside a `for` loop: one confirmation per wave, four waves, so five
+/// rounds on 2026-07-28; each wave runs once, in order, after its own confirmation.
+#[tokio::test]
+async fn staged_rollout_confirms_every_wave_and_runs_each_once_in_order_in_both_eras() {
+    install_runtime();
+    for era in ERAS {
+        let ops = Ops::new();
+        let yes = || accept(json!({ "proceed": true }));
+        let client =
+            ScriptedClient::new(Caps::FORM_ONLY).on_elicit("out to", [yes(), yes(), yes(), yes()]);
+        let session = connect(Deployer::new(ops.clone()), client, era).await;
+        let result = session
+            .call("staged_rollout", args())
+            .await
+            .expect("the call completes");
+        assert_eq!(
+            text_of(&result),
+            "Rolled checkout-api out in 4 waves: canary, 25%, 50%, 100%",
+            "{era:?}"
+        );
+        assert_eq!(session.client.asked("out to"), 4, "{era:?}");
+        assert_eq!(ops.count("build_plan"), 1, "{era:?}");
+        let waves: Vec<String> = ops
+            .log()
+            .into_iter()
+            .filter(|line| line.starts_with("wave"))
+            .collect();
+        let plan = "plan-checkout-api-";
+        assert_eq!(waves.len(), 4, "{era:?}: {waves:?}");
+        for (line, wave) in waves.iter().zip(["canary", "25%", "50%", "100%"]) {
+            assert!(
+                line.starts_with(&format!("wave checkout-api {wave} {plan}")),
+                "{era:?}: {waves:?}"
+            );
+        }
+        session.close().await;
+    }
+}
+
+#[tokio::test]
+async fn a_wave_that_is_not_confirmed_stops_the_rollout_there() {
+    install_runtime();
+    for era in ERAS {
+        let ops = Ops::new();
+        let client = ScriptedClient::new(Caps::FORM_ONLY).on_elicit(
+            "out to",
+            [accept(json!({ "proceed": true })), Reply::Decline],
+        );
+        let session = connect(Deployer::new(ops.clone()), client, era).await;
+        let result = session
+            .call("staged_rollout", args())
+            .await
+            .expect("the call completes");
+        assert_eq!(
+            text_of(&result),
+            "Rollout of checkout-api stopped before 25% after 1 waves.",
+            "{era:?}"
+        );
+        assert_eq!(ops.count("wave"), 1, "{era:?}");
+        session.close().await;
+    }
+}

@@ -27,13 +27,11 @@ impl Suspension {
         capability::gate(&self.caps, continuation.unanswered().map(|(_, r)| r))?;
         let mut input_requests = InputRequests::new();
         for (key, request) in continuation.unanswered() {
-            let wire = serde_json::to_value(request)
-                .and_then(serde_json::from_value)
-                .map_err(|e| {
-                    MrtrError::Internal(format!(
-                        "input request `{key}` does not fit rmcp's model: {e}"
-                    ))
-                })?;
+            let wire = request.to_rmcp().map_err(|e| {
+                MrtrError::Internal(format!(
+                    "input request `{key}` does not fit rmcp's model: {e}"
+                ))
+            })?;
             input_requests.insert(key.clone(), wire);
         }
         let token = self.runtime.sealer.seal(continuation, &self.binding)?;
