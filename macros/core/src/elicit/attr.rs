@@ -202,7 +202,9 @@ fn number(expr: &Expr) -> syn::Result<Number> {
     }
     let magnitude: u64 = digits.parse().map_err(|_| invalid())?;
     let json = if negative {
-        let value = i64::try_from(magnitude).map(|m| -m).map_err(|_| invalid())?;
+        let value = i64::try_from(magnitude)
+            .map(|m| -m)
+            .map_err(|_| invalid())?;
         quote!(#value)
     } else {
         quote!(#magnitude)
