@@ -72,7 +72,7 @@ pub fn init_tracing() {
         .try_init();
 }
 
-/// Installs the mrtr runtime from `MRTR_STATE_KEYS`, `MRTR_STATE_TTL` and `MRTR_STATE_MAX_BYTES`;
+/// Installs the mrtr runtime from the `MRTR_STATE_*` variables (keys, TTL, size cap, mode);
 /// with `MRTR_REDIS_URL` set, every continuation is single-use across the fleet
 /// (`mrtr::replay_redis`). Call it inside the tokio runtime.
 pub fn install_runtime(audience: &str) -> Result<Arc<mrtr::Runtime>, Box<dyn std::error::Error>> {

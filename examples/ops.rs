@@ -111,6 +111,17 @@ impl Ops {
         Ok(format!("https://{environment}.example.invalid/{service}"))
     }
 
+    /// One wave of a staged rollout: after that wave's confirmation, once.
+    pub async fn run_wave(
+        &self,
+        service: &str,
+        wave: &str,
+        plan_id: &str,
+    ) -> Result<(), ErrorData> {
+        self.record(format!("wave {service} {wave} {plan_id}"));
+        Ok(())
+    }
+
     pub async fn fetch_incidents(&self, since: &str) -> Result<Vec<Incident>, ErrorData> {
         self.record(format!("fetch_incidents {since}"));
         if since
@@ -148,6 +159,15 @@ impl Ops {
             .unwrap_or_else(|p| p.into_inner())
             .insert(key.clone(), digest.to_owned());
         key
+    }
+
+    /// A digest stored by [`Ops::cache_digest`].
+    pub fn cached_digest(&self, key: &str) -> Option<String> {
+        self.digests
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(key)
+            .cloned()
     }
 
     pub async fn record_summary(&self, digest_key: &str, summary: &str) -> Result<(), ErrorData> {
@@ -188,6 +208,36 @@ impl Ops {
             "https://releases.example.invalid/{version}/{audience}"
         ))
     }
+}
+
+/// The waves of `staged_rollout`, in order: one confirmation each.
+pub fn rollout_waves() -> Vec<String> {
+    ["canary", "25%", "50%", "100%"].map(String::from).to_vec()
+}
+
+/// What `staged_rollout` answers when every wave was confirmed.
+pub fn rollout_done(service: &str, done: &[String]) -> String {
+    format!(
+        "Rolled {service} out in {} waves: {}",
+        done.len(),
+        done.join(", ")
+    )
+}
+
+/// What `staged_rollout` answers when a wave was not confirmed.
+pub fn rollout_stopped(service: &str, wave: &str, done: &[String]) -> String {
+    format!(
+        "Rollout of {service} stopped before {wave} after {} waves.",
+        done.len()
+    )
+}
+
+/// What `staged_rollout` answers a client that cannot show a form.
+pub fn cannot_confirm_waves(service: &str) -> String {
+    format!(
+        "This client cannot show a confirmation form. Confirm each wave of the \"{service}\" \
+         rollout with the user, then roll it out by hand."
+    )
 }
 
 fn incident(id: &str, service: &str, severity: &str, title: &str) -> Incident {

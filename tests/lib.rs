@@ -1,4 +1,4 @@
 //! Shared helpers for the mrtr test suite.
 
-pub mod harness;
 pub mod heap;
+pub mod redis;

@@ -8,7 +8,9 @@
 //! `--stdio` serves stdio; `--demo` plays the seed's three-message exchange against itself.
 #![allow(deprecated)] // sampling is deprecated by SEP-2577 but still part of 2026-07-28
 
-use crate::ops::{Ops, render_incident_digest};
+use crate::ops::{
+    Ops, cannot_confirm_waves, render_incident_digest, rollout_done, rollout_stopped, rollout_waves,
+};
 use crate::reply::{sampled_text, text};
 use mrtr::{Answer, ClientCaps, ask, mrtr_tool};
 use rmcp::handler::server::wrapper::Parameters;
@@ -36,6 +38,18 @@ pub enum Environment {
 pub struct Target {
     /// Deployment target
     pub environment: Environment,
+}
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+pub struct RolloutArgs {
+    /// The service to roll out, e.g. `checkout-api`.
+    pub service: String,
+}
+
+#[derive(Debug, Deserialize, mrtr::Elicit)]
+pub struct Proceed {
+    /// Roll out to this wave
+    pub proceed: bool,
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
@@ -84,6 +98,31 @@ impl Deployer {
             "Deployed {} to {environment}: {url}",
             args.service
         )))
+    }
+
+    /// A loop that asks: one confirmation per wave, so a complete rollout is five rounds on
+    /// 2026-07-28 (four `input_required`, then the result).
+    #[mrtr_tool]
+    #[tool(description = "Roll a service out wave by wave, confirming each wave")]
+    async fn staged_rollout(
+        &self,
+        Parameters(args): Parameters<RolloutArgs>,
+        caps: ClientCaps,
+    ) -> Result<CallToolResult, ErrorData> {
+        if !caps.elicitation_form() {
+            return Ok(text(cannot_confirm_waves(&args.service)));
+        }
+        let plan = self.ops.build_deploy_plan(&args.service).await?;
+        let mut done: Vec<String> = Vec::new();
+        for wave in rollout_waves() {
+            let answer = ask!(confirm_wave: elicit::<Proceed>(format!("Roll {} out to {wave}?", args.service)));
+            if !matches!(answer, Answer::Accept(Proceed { proceed: true })) {
+                return Ok(text(rollout_stopped(&args.service, &wave, &done)));
+            }
+            self.ops.run_wave(&args.service, &wave, &plan.id).await?;
+            done.push(wave);
+        }
+        Ok(text(rollout_done(&args.service, &done)))
     }
 
     #[mrtr_tool]

@@ -14,10 +14,10 @@ use std::hint::black_box;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use mrtr::bind::bind_digest;
+use mrtr::__bench::{
+    Binding, Continuation, InputMethod, InputRequest, Sealer, bind_digest, sealer,
+};
 use mrtr::config::{KeyRing, StateConfig, StateKey, StateMode};
-use mrtr::request::{InputMethod, InputRequest};
-use mrtr::seal::{Binding, Continuation, Sealer};
 use rmcp::model::{RequestStateCodec, SealOptions};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
@@ -96,8 +96,8 @@ fn fixture() -> Fixture {
         binding,
         continuation,
         continuation_with_ask,
-        aead: Sealer::from_config(&config).unwrap(),
-        hmac: Sealer::from_config(&config.clone().with_mode(StateMode::Hmac)).unwrap(),
+        aead: sealer(&config).unwrap(),
+        hmac: sealer(&config.clone().with_mode(StateMode::Hmac)).unwrap(),
         bind_hex: bind.0.iter().map(|b| format!("{b:02x}")).collect(),
         rmcp_rs1: RequestStateCodec::try_new(secret.clone()).unwrap(),
         rmcp_rs2: RequestStateCodec::new_with_keyring("k1", [("k1", secret)]).unwrap(),

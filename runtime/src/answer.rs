@@ -1,7 +1,7 @@
 #![allow(deprecated)] // sampling and roots are deprecated by SEP-2577 but still part of 2026-07-28
 //! Typed answers to input requests.
 //!
-//! `inputResponses` values carry no discriminator (protocol.md §18): each one is decoded by the
+//! `inputResponses` values carry no discriminator (the 2026-07-28 schema's `InputResponse` is an untagged union): each one is decoded by the
 //! method of the request its key was asked with, never by sniffing its shape.
 
 use serde::Deserialize as _;
@@ -101,7 +101,7 @@ fn decode_elicitation<T: DeserializeOwned>(
     }
     let content = object.get("content").filter(|c| !c.is_null());
     let decoded = if request.is_url_elicitation() {
-        // A URL answer has no content (§4.1): accept only says the user agreed to open the
+        // A URL answer has no content (spec, elicitation: URL mode): accept only says the user agreed to open the
         // URL. An empty object is tolerated as "no content".
         match content {
             Some(Value::Object(map)) if map.is_empty() => T::deserialize(Value::Null),
@@ -126,7 +126,7 @@ fn decode_elicitation<T: DeserializeOwned>(
 }
 
 /// `CreateMessageResult`: the model's message. There is no refusal variant: a client that will
-/// not sample simply does not retry (§5).
+/// not sample simply does not retry (spec, MRTR: the retry request).
 fn decode_sampling<T: DeserializeOwned>(raw: &Value) -> Result<Answer<T>, String> {
     let result = rmcp::model::CreateMessageResult::deserialize(raw)
         .map_err(|e| format!("not a sampling result: {e}"))?;
@@ -136,7 +136,7 @@ fn decode_sampling<T: DeserializeOwned>(raw: &Value) -> Result<Answer<T>, String
         .map_err(|e| format!("sampling result does not decode: {e}"))
 }
 
-/// `ListRootsResult`. Every root MUST be a `file://` URI (§4.3); a root that is not one is
+/// `ListRootsResult`. Every root MUST be a `file://` URI (spec, roots: `Root.uri`); a root that is not one is
 /// dropped, with a warning, and the handler sees the others.
 ///
 /// Dropping is safe because roots only ever narrow what a handler may touch: a root the server
@@ -177,6 +177,11 @@ fn truncated(text: &str) -> &str {
         None => text,
     }
 }
+
+#[cfg(test)]
+mod attacker_input_tests;
+#[cfg(test)]
+mod decode_tests;
 
 #[cfg(test)]
 mod tests {

@@ -1,30 +1,25 @@
-//! Where rmcp hands a request to a lowered handler: the injected extractors, era selection,
-//! opening the incoming state, and the legacy server-initiated requests.
+//! Where rmcp hands a request to a lowered handler: the injected extractors (the call itself,
+//! [`Principal`], [`StepKey`]), era selection and opening the incoming state. The legacy server-initiated requests are in `live`.
 
 use std::collections::BTreeMap;
+use std::sync::{Arc, OnceLock};
 
 use futures::future::BoxFuture;
-use rmcp::handler::server::common::FromContextPart;
+use rmcp::handler::server::common::{AsRequestContext, FromContextPart};
 use rmcp::handler::server::prompt::PromptContext;
 use rmcp::handler::server::tool::ToolCallContext;
-use rmcp::model::{ClientResult, ElicitRequest, JsonObject, ProtocolVersion, ServerRequest};
-#[allow(deprecated)] // sampling and roots are deprecated by SEP-2577 but still served
-use rmcp::model::{CreateMessageRequest, CreateMessageRequestParams, ListRootsRequest};
+use rmcp::model::JsonObject;
 use rmcp::service::RequestContext;
-use rmcp::service::{PeerRequestOptions, ServiceError};
-use rmcp::{ErrorData, Peer, RoleServer};
+use rmcp::{ErrorData, RoleServer};
 use serde_json::Value;
-use tokio_util::sync::CancellationToken;
 
 use crate::bind::bind_digest;
 use crate::capability::ClientCaps;
 use crate::era::Era;
 use crate::error::MrtrError;
 use crate::machine::{Handler, Io};
-use crate::replay::StepKey;
-use crate::request::{InputMethod, InputRequest};
 use crate::runtime::Runtime;
-use crate::seal::Binding;
+use crate::seal::{Binding, IdempotencyKey};
 
 /// The authenticated subject of a request, bound into every continuation it mints.
 ///
@@ -34,6 +29,36 @@ use crate::seal::Binding;
 /// refreshed token must not break a dialogue in progress.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Principal(pub String);
+
+/// The idempotency key of the continuation a round resumes, for handlers to hand to their
+/// backend: a duplicated retry presents the same `requestState` and so the same key.
+///
+/// Take it as a handler parameter. It is filled in once the incoming state has passed every
+/// check, before the body runs; it is `None` on a first round and on legacy sessions, where
+/// nothing is replayed.
+#[derive(Clone, Debug, Default)]
+pub struct StepKey(Arc<OnceLock<IdempotencyKey>>);
+
+impl StepKey {
+    pub fn get(&self) -> Option<IdempotencyKey> {
+        self.0.get().copied()
+    }
+
+    pub(crate) fn set(&self, key: IdempotencyKey) {
+        let _ = self.0.set(key);
+    }
+}
+
+impl<C: AsRequestContext> FromContextPart<C> for StepKey {
+    fn from_context_part(context: &mut C) -> Result<Self, ErrorData> {
+        Ok(context
+            .as_request_context()
+            .extensions
+            .get::<StepKey>()
+            .cloned()
+            .unwrap_or_default())
+    }
+}
 
 /// One round's MRTR parameters, for request kinds whose rmcp context does not carry them.
 ///
@@ -94,6 +119,7 @@ impl ResourceCall {
         }
     }
 
+    #[doc(hidden)]
     pub fn open(self, handler: &'static Handler) -> BoxFuture<'static, Result<Io, MrtrError>> {
         Box::pin(self.request.open(handler))
     }
@@ -155,6 +181,7 @@ impl ToolCall {
 }
 
 impl PromptCall {
+    #[doc(hidden)]
     pub fn open(self, handler: &'static Handler) -> BoxFuture<'static, Result<Io, MrtrError>> {
         Box::pin(self.request.open(handler))
     }
@@ -248,145 +275,6 @@ fn principal_of(context: &RequestContext<RoleServer>) -> Option<String> {
         .get::<http::request::Parts>()
         .and_then(|parts| parts.extensions.get::<Principal>())
         .map(|Principal(subject)| subject.clone())
-}
-
-/// A legacy client's reply to one server-initiated request.
-pub(crate) enum LiveReply {
-    /// The answer, in the shape a 2026-07-28 client would put in `inputResponses`, so both eras
-    /// decode through the same code.
-    Answered(Value),
-    /// The client answered with a JSON-RPC error: for sampling and roots that is how a legacy
-    /// client reports that the user refused (a 2026-07-28 client would simply not retry).
-    Refused(String),
-}
-
-/// Sends one ask to a legacy client and waits for its reply, or abandons it when the tool call
-/// it belongs to is cancelled.
-///
-/// rmcp answers a `notifications/cancelled` only by cancelling the request's token: the
-/// handler's future keeps running. Racing the reply against that token is what stops the
-/// handler at its `ask!`; the client is told, with a `notifications/cancelled` of our own, that
-/// the server-initiated request is abandoned, so it can close its dialog.
-pub(crate) async fn send_live(
-    peer: &Peer<RoleServer>,
-    version: &ProtocolVersion,
-    request: &InputRequest,
-    cancelled: &CancellationToken,
-) -> Result<LiveReply, MrtrError> {
-    let outbound = server_request(version, request)?;
-    if cancelled.is_cancelled() {
-        return Err(MrtrError::Cancelled);
-    }
-    let mut handle = match peer
-        .send_cancellable_request(outbound, PeerRequestOptions::no_options())
-        .await
-    {
-        Ok(handle) => handle,
-        Err(error) => return failed(request, error),
-    };
-    let reply = tokio::select! {
-        reply = &mut handle.rx => reply,
-        () = cancelled.cancelled() => {
-            // Best effort: a client that is already gone cannot be told.
-            let _ = handle.cancel(Some("the tool call was cancelled".into())).await;
-            return Err(MrtrError::Cancelled);
-        }
-    };
-    let result = match reply {
-        Ok(Ok(result)) => result,
-        Ok(Err(error)) => return failed(request, error),
-        Err(_) => return failed(request, ServiceError::TransportClosed),
-    };
-    let value = match result {
-        ClientResult::ElicitResult(result) => serde_json::to_value(result),
-        ClientResult::CreateMessageResult(result) => serde_json::to_value(result),
-        ClientResult::ListRootsResult(result) => serde_json::to_value(result),
-        other => {
-            return Err(MrtrError::Client(format!(
-                "{:?} was answered with an unexpected result: {other:?}",
-                request.method
-            )));
-        }
-    };
-    value
-        .map(LiveReply::Answered)
-        .map_err(|e| MrtrError::Internal(format!("cannot re-encode the client's answer: {e}")))
-}
-
-/// A failed server-initiated request: a JSON-RPC error from the client is the user refusing; a
-/// broken transport fails the call.
-fn failed(request: &InputRequest, error: ServiceError) -> Result<LiveReply, MrtrError> {
-    match error {
-        ServiceError::McpError(error) => Ok(LiveReply::Refused(error.message.to_string())),
-        other => Err(MrtrError::Client(format!(
-            "{:?} request failed: {other}",
-            request.method
-        ))),
-    }
-}
-
-/// The legacy wire form of one ask, in the dialect of the session's protocol version.
-#[allow(deprecated)] // sampling and roots are deprecated by SEP-2577 but still served
-fn server_request(
-    version: &ProtocolVersion,
-    request: &InputRequest,
-) -> Result<ServerRequest, MrtrError> {
-    let params = request
-        .params
-        .clone()
-        .unwrap_or(Value::Object(Default::default()));
-    let shape = |e: serde_json::Error| {
-        MrtrError::Internal(format!(
-            "{:?} params do not fit rmcp's model: {e}",
-            request.method
-        ))
-    };
-    Ok(match request.method {
-        InputMethod::Elicitation => {
-            let mut params = params;
-            if request.is_url_elicitation() {
-                // 2025-11-25 URL elicitation needs an id; 2026-07-28 dropped it.
-                if let Some(object) = params.as_object_mut() {
-                    object
-                        .entry("elicitationId")
-                        .or_insert_with(|| Value::String(elicitation_id()));
-                }
-            } else if version.as_str() < "2025-11-25"
-                && let Some(object) = params.as_object_mut()
-            {
-                // 2025-06-18 form elicitation has no `mode`.
-                object.remove("mode");
-            }
-            ServerRequest::ElicitRequest(ElicitRequest::new(
-                serde_json::from_value(params).map_err(shape)?,
-            ))
-        }
-        InputMethod::Sampling => {
-            let params: CreateMessageRequestParams =
-                serde_json::from_value(params).map_err(shape)?;
-            // What rmcp's own `Peer::create_message` checks before it sends.
-            params.validate().map_err(|reason| {
-                MrtrError::Internal(format!("sampling request is malformed: {reason}"))
-            })?;
-            ServerRequest::CreateMessageRequest(CreateMessageRequest::new(params))
-        }
-        InputMethod::Roots => ServerRequest::ListRootsRequest(ListRootsRequest {
-            method: Default::default(),
-            extensions: Default::default(),
-        }),
-    })
-}
-
-fn elicitation_id() -> String {
-    let mut bytes = [0u8; 16];
-    // An id only has to be unique per session; fall back to the clock if the OS RNG fails.
-    if getrandom::fill(&mut bytes).is_err() {
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos());
-        bytes = nanos.to_le_bytes();
-    }
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// `prompts/get` for servers whose prompts use `#[mrtr_tool]`.

@@ -1,4 +1,4 @@
-//! The per-request capability gate (protocol.md §10, S7).
+//! The per-request capability gate (2026-07-28 spec, basic `_meta`: capabilities are declared per request, and the MRTR server requirements: never ask for what the request did not declare).
 //!
 //! On 2026-07-28 capabilities are declared per request in `_meta` and a server MUST NOT infer
 //! them from earlier requests; on a legacy session they are the ones sent at `initialize`.
@@ -186,3 +186,6 @@ pub fn gate<'a>(
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests;

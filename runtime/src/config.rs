@@ -10,12 +10,11 @@
 //! | `MRTR_STATE_MODE` | `aead` (encrypted and authenticated) or `hmac` (signed only, readable by the client) | `aead` |
 
 use std::collections::HashMap;
-use std::fmt;
-use std::sync::Arc;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
-use crate::error::MrtrError;
-pub use crate::seal::{KeyRing, StateKey};
+use crate::error::{MrtrError, config_error};
+use crate::seal::Sealer;
+pub use crate::seal::{Clock, KeyRing, MAX_KID_LEN, MIN_KEY_BYTES, StateKey, StateMode};
 
 pub const KEYS_VAR: &str = "MRTR_STATE_KEYS";
 pub const TTL_VAR: &str = "MRTR_STATE_TTL";
@@ -32,51 +31,6 @@ pub const DEFAULT_MAX_BYTES: usize = 16 * 1024;
 pub const MAX_TTL: Duration = Duration::from_secs(24 * 60 * 60);
 pub const MIN_MAX_BYTES: usize = 256;
 pub const MAX_MAX_BYTES: usize = 1024 * 1024;
-
-/// How the continuation is protected.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum StateMode {
-    /// XChaCha20-Poly1305: the client can neither read nor change the carried locals and answers.
-    #[default]
-    Aead,
-    /// HMAC-SHA256: the client cannot change the token but can read everything in it (the
-    /// principal only as a keyed hash). For servers that want to inspect tokens in transit.
-    Hmac,
-}
-
-/// Seconds since the Unix epoch; injectable so expiry can be tested without sleeping.
-#[derive(Clone)]
-pub struct Clock(Arc<dyn Fn() -> u64 + Send + Sync>);
-
-impl Clock {
-    pub fn system() -> Self {
-        Clock(Arc::new(|| {
-            SystemTime::now()
-                .duration_since(UNIX_EPOCH)
-                .map_or(0, |since| since.as_secs())
-        }))
-    }
-
-    pub fn from_fn(now: impl Fn() -> u64 + Send + Sync + 'static) -> Self {
-        Clock(Arc::new(now))
-    }
-
-    pub fn now(&self) -> u64 {
-        (self.0)()
-    }
-}
-
-impl Default for Clock {
-    fn default() -> Self {
-        Clock::system()
-    }
-}
-
-impl fmt::Debug for Clock {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("Clock")
-    }
-}
 
 /// How continuations are sealed.
 #[derive(Clone, Debug)]
@@ -181,8 +135,11 @@ impl StateConfig {
         Ok(config)
     }
 
-    /// Rejects values no deployment should run with; called again by `Sealer::from_config`, so
-    /// programmatic configurations get the same checks as the environment.
+    /// Rejects values no deployment should run with; called again when a [`Runtime`] is built
+    /// from this configuration, so programmatic configurations get the same checks as the
+    /// environment.
+    ///
+    /// [`Runtime`]: crate::Runtime
     pub fn validate(&self) -> Result<(), MrtrError> {
         if self.audience.trim().is_empty() {
             return Err(config_error(
@@ -206,6 +163,21 @@ impl StateConfig {
     }
 }
 
+impl StateConfig {
+    /// The sealer these settings describe, once they pass [`StateConfig::validate`].
+    pub(crate) fn sealer(&self) -> Result<Sealer, MrtrError> {
+        self.validate()?;
+        Ok(Sealer::new(
+            &self.keys,
+            self.mode,
+            &self.audience,
+            self.ttl,
+            self.max_bytes,
+            self.clock.clone(),
+        ))
+    }
+}
+
 fn parse_bounded(name: &str, text: &str, min: u64, max: u64) -> Result<u64, MrtrError> {
     let value: u64 = text.trim().parse().map_err(|_| {
         config_error(format!(
@@ -219,9 +191,4 @@ fn parse_bounded(name: &str, text: &str, min: u64, max: u64) -> Result<u64, Mrtr
         )));
     }
     Ok(value)
-}
-
-/// Misconfiguration is this server's fault, hence `Internal`; the message names the setting.
-pub(crate) fn config_error(reason: String) -> MrtrError {
-    MrtrError::Internal(format!("state configuration: {reason}"))
 }

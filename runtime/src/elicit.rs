@@ -1,9 +1,9 @@
 //! Types that can be asked for with a flat elicitation form.
 //!
 //! `#[derive(mrtr::Elicit)]` on a struct with named fields builds the restricted
-//! `requestedSchema` of protocol.md §4.1 from the Rust type; on a unit-only enum it makes the
+//! `requestedSchema` of the spec's elicitation section (`ElicitRequestFormParams`) from the Rust type; on a unit-only enum it makes the
 //! enum usable as a single-select field (and, in a `Vec`, a multi-select). The generated code
-//! reaches this module only through `::mrtr::__private::elicit`.
+//! reaches this module only through the runtime's private path for generated code (`__private_v*::derive_elicit`).
 
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -13,7 +13,7 @@ use serde_json::Value;
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not an elicitation form",
     label = "`elicit::<{Self}>` needs a form type here",
-    note = "derive `mrtr::Elicit` on a struct with named fields, or pass a hand-built schema to `mrtr::request::elicit_with_schema`"
+    note = "derive `mrtr::Elicit` on a struct with named fields, or pass a hand-built schema to `mrtr::elicit_with_schema`"
 )]
 pub trait Elicit: DeserializeOwned {
     /// The restricted `requestedSchema` (`{"type":"object","properties":..,"required":..}`).
@@ -305,7 +305,7 @@ pub mod __derive_support {
 
 /// Checks accepted form content against the `requestedSchema` it answers.
 ///
-/// Servers SHOULD validate returned data (protocol.md §4.1), and clients need not enforce the
+/// Servers SHOULD validate returned data (spec, elicitation: "servers SHOULD validate"), and clients need not enforce the
 /// schema's bounds, so a `maximum`, a `minLength` or a `format` is checked here rather than
 /// trusted. Only the restricted keywords of a flat form are read; properties the schema does
 /// not name are left to the decoder (which ignores them).

@@ -24,8 +24,4 @@ impl Era {
             None => Era::Modern(ProtocolVersion::LATEST),
         }
     }
-
-    pub fn is_legacy(&self) -> bool {
-        matches!(self, Era::Legacy(_))
-    }
 }

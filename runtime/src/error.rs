@@ -94,3 +94,8 @@ impl From<MrtrError> for ErrorData {
         }
     }
 }
+
+/// Misconfiguration is this server's fault, hence `Internal`; the message names the setting.
+pub(crate) fn config_error(reason: String) -> MrtrError {
+    MrtrError::Internal(format!("state configuration: {reason}"))
+}

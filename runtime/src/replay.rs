@@ -16,21 +16,8 @@ use std::sync::Mutex;
 
 use futures::future::BoxFuture;
 
-use crate::config::Clock;
-
-/// Stable per continuation token.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct IdempotencyKey(pub [u8; 16]);
-
-impl fmt::Display for IdempotencyKey {
-    /// Lowercase hex, ready to hand to a backend as a string.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for byte in self.0 {
-            write!(f, "{byte:02x}")?;
-        }
-        Ok(())
-    }
-}
+use crate::seal::Clock;
+pub use crate::seal::IdempotencyKey;
 
 /// Records which continuation tokens were already redeemed.
 ///
@@ -190,37 +177,5 @@ mod tests {
     #[test]
     fn idempotency_keys_print_as_hex() {
         assert_eq!(IdempotencyKey([0xab; 16]).to_string(), "ab".repeat(16));
-    }
-}
-
-/// The idempotency key of the continuation a round resumes, for handlers to hand to their
-/// backend: a duplicated retry presents the same `requestState` and so the same key.
-///
-/// Take it as a handler parameter. It is filled in once the incoming state has passed every
-/// check, before the body runs; it is `None` on a first round and on legacy sessions, where
-/// nothing is replayed.
-#[derive(Clone, Debug, Default)]
-pub struct StepKey(std::sync::Arc<std::sync::OnceLock<IdempotencyKey>>);
-
-impl StepKey {
-    pub fn get(&self) -> Option<IdempotencyKey> {
-        self.0.get().copied()
-    }
-
-    pub(crate) fn set(&self, key: IdempotencyKey) {
-        let _ = self.0.set(key);
-    }
-}
-
-impl<C: rmcp::handler::server::common::AsRequestContext>
-    rmcp::handler::server::common::FromContextPart<C> for StepKey
-{
-    fn from_context_part(context: &mut C) -> Result<Self, rmcp::ErrorData> {
-        Ok(context
-            .as_request_context()
-            .extensions
-            .get::<StepKey>()
-            .cloned()
-            .unwrap_or_default())
     }
 }

@@ -1,5 +1,5 @@
 #![allow(deprecated)] // sampling and roots are deprecated by SEP-2577 but still part of 2026-07-28
-//! Input requests: what an `ask!` sends, with the exact 2026-07-28 payloads (protocol.md §4).
+//! Input requests: what an `ask!` sends, with the exact 2026-07-28 payloads (the 2026-07-28 schema's `ElicitRequestParams`, `CreateMessageRequestParams`, `ListRootsRequest`).
 //!
 //! Each builder returns an [`Ask<T>`]: the bare `{method, params}` that goes into
 //! `inputRequests`, typed by what an accepted answer decodes to.
@@ -38,6 +38,24 @@ impl InputRequest {
             && self.param("mode").and_then(Value::as_str) == Some("url")
     }
 
+    /// rmcp's model of this entry, for its `InputRequiredResult`. Elicitation and sampling
+    /// decode their params straight into the variant the method names: going through rmcp's
+    /// untagged `InputRequest` instead buffers the JSON and tries each variant in turn, which
+    /// cost about 4% of a server's CPU per round in the flow benchmark.
+    pub(crate) fn to_rmcp(&self) -> Result<rmcp::model::InputRequest, serde_json::Error> {
+        use rmcp::model::{CreateMessageRequest, ElicitRequest, InputRequest as Wire};
+        let params = self.params.as_ref().unwrap_or(&Value::Null);
+        Ok(match self.method {
+            InputMethod::Elicitation => {
+                Wire::Elicitation(ElicitRequest::new(Deserialize::deserialize(params)?))
+            }
+            InputMethod::Sampling => {
+                Wire::CreateMessage(CreateMessageRequest::new(Deserialize::deserialize(params)?))
+            }
+            InputMethod::Roots => serde_json::from_value(serde_json::to_value(self)?)?,
+        })
+    }
+
     /// One top-level field of `params`, if `params` is an object that has it.
     pub(crate) fn param(&self, name: &str) -> Option<&Value> {
         self.params.as_ref()?.as_object()?.get(name)
@@ -52,16 +70,17 @@ pub struct Ask<T> {
 }
 
 impl<T> Ask<T> {
-    pub fn from_request(request: InputRequest) -> Self {
+    pub(crate) fn from_request(request: InputRequest) -> Self {
         Self {
             request,
             answer: PhantomData,
         }
     }
-    pub fn request(&self) -> &InputRequest {
+    #[cfg(test)]
+    pub(crate) fn request(&self) -> &InputRequest {
         &self.request
     }
-    pub fn into_request(self) -> InputRequest {
+    pub(crate) fn into_request(self) -> InputRequest {
         self.request
     }
 }
@@ -82,7 +101,7 @@ pub fn elicit<T: Elicit>(message: impl Into<String>) -> Ask<T> {
 
 /// Form elicitation with a hand-built `requestedSchema`, for shapes the derive does not produce.
 ///
-/// `schema` must be the restricted flat object schema of protocol.md §4.1
+/// `schema` must be the restricted flat object schema of the spec's elicitation section (`PrimitiveSchemaDefinition`)
 /// (`{"type":"object","properties":{..},"required":[..]}`); an accepted answer's `content`
 /// decodes as `T` (a `serde_json::Map<String, Value>` takes anything).
 pub fn elicit_with_schema<T: DeserializeOwned>(
@@ -100,7 +119,7 @@ pub fn elicit_with_schema<T: DeserializeOwned>(
 /// URL-mode elicitation; an accepted answer only means the user agreed to open `url`.
 ///
 /// Whether the out-of-band step finished is the server's to find out on a later round
-/// (protocol.md §4.1); put any correlation id in the carried state, not in the URL's PII.
+/// (spec, elicitation: URL mode); put any correlation id in the carried state, not in the URL's PII.
 pub fn elicit_url(message: impl Into<String>, url: impl Into<String>) -> Ask<()> {
     Ask::from_request(InputRequest {
         method: InputMethod::Elicitation,
@@ -137,4 +156,48 @@ pub fn roots() -> Ask<rmcp::model::ListRootsResult> {
         method: InputMethod::Roots,
         params: Some(Value::Object(Map::new())),
     })
+}
+
+#[cfg(test)]
+mod tests;
+
+#[cfg(test)]
+mod rmcp_model_tests {
+    use super::*;
+
+    /// What the untagged conversion the direct one replaced gives for the same entry.
+    fn through_untagged(request: &InputRequest) -> Value {
+        let wire: rmcp::model::InputRequest =
+            serde_json::from_value(serde_json::to_value(request).unwrap()).unwrap();
+        serde_json::to_value(wire).unwrap()
+    }
+
+    #[test]
+    fn every_kind_of_ask_becomes_the_request_rmcp_would_have_decoded() {
+        let sampling = rmcp::model::CreateMessageRequestParams::new(
+            vec![rmcp::model::SamplingMessage::user_text("digest")],
+            400,
+        )
+        .with_system_prompt("Summarise.");
+        let schema = json!({ "type": "object", "properties": { "ok": { "type": "boolean" } } });
+        let asks = [
+            elicit_with_schema::<Value>("Proceed?", schema).into_request(),
+            elicit_url("Sign in", "https://example.invalid/auth").into_request(),
+            sample(sampling).into_request(),
+            roots().into_request(),
+        ];
+        for request in asks {
+            let direct = serde_json::to_value(request.to_rmcp().unwrap()).unwrap();
+            assert_eq!(direct, through_untagged(&request), "{request:?}");
+        }
+    }
+
+    #[test]
+    fn params_that_do_not_fit_the_method_are_an_error_not_another_variant() {
+        let request = InputRequest {
+            method: InputMethod::Sampling,
+            params: Some(json!({ "message": "not a sampling request" })),
+        };
+        assert!(request.to_rmcp().is_err());
+    }
 }

@@ -28,14 +28,14 @@ static INSTALLED: OnceLock<RwLock<Option<Arc<Runtime>>>> = OnceLock::new();
 impl Runtime {
     pub fn new(config: StateConfig) -> Result<Self, MrtrError> {
         Ok(Self {
-            sealer: Sealer::from_config(&config)?,
+            sealer: config.sealer()?,
             limits: Limits::default(),
             replay: None,
             live_attempts: 3,
         })
     }
 
-    /// Reads `MRTR_STATE_KEYS`, `MRTR_STATE_TTL` and `MRTR_STATE_MAX_BYTES`.
+    /// Reads `MRTR_STATE_KEYS`, `MRTR_STATE_TTL`, `MRTR_STATE_MAX_BYTES` and `MRTR_STATE_MODE`.
     pub fn from_env(audience: impl Into<String>) -> Result<Self, MrtrError> {
         Self::new(StateConfig::from_env(audience)?)
     }

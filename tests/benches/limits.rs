@@ -18,8 +18,8 @@ use std::time::Instant;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use mrtr::prescan::Prescan;
+use mrtr::testing::*;
 use mrtr::{ask, mrtr_tool};
-use mrtr_tests::harness::*;
 use mrtr_tests::heap::{Counting, peak_of};
 use rmcp::model::{CallToolResult, ContentBlock};
 use rmcp::{ErrorData, tool, tool_router};

@@ -8,8 +8,8 @@
 
 use std::collections::{BTreeMap, HashMap};
 
+use mrtr::testing::*;
 use mrtr::{Answer, ask, mrtr_tool};
-use mrtr_tests::harness::*;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{CallToolResult, ContentBlock, CreateMessageRequestParams, SamplingMessage};
 use rmcp::{ErrorData, schemars, tool, tool_router};

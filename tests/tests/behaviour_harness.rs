@@ -3,7 +3,7 @@
 //! server transcript sees every round.
 #![allow(deprecated)] // roots are deprecated by SEP-2577 but still part of the protocol
 
-use mrtr_tests::harness::*;
+use mrtr::testing::*;
 use rmcp::handler::server::tool::{InputResponses, RequestState};
 use rmcp::model::{
     CallToolResponse, CallToolResult, ContentBlock, ElicitRequest, ElicitRequestParams, ErrorData,

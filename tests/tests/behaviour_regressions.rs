@@ -4,8 +4,8 @@
 // A warning in generated code is a defect too: users build with `-D warnings`.
 #![deny(warnings)]
 
+use mrtr::testing::*;
 use mrtr::{Answer, ask, mrtr_tool};
-use mrtr_tests::harness::*;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{CallToolResult, ContentBlock};
 use rmcp::{ErrorData, schemars, tool, tool_router};
@@ -252,10 +252,67 @@ impl Regressions {
     }
 }
 
+/// A store whose `get` returns an owned value, as caches commonly do.
+struct Cache;
+
+impl Cache {
+    fn get(&self, key: &str) -> Option<String> {
+        Some(format!("cached {key}"))
+    }
+}
+
+#[tool_router(router = owned_locals_router)]
+impl Regressions {
+    /// A capitalised local bound by a plain `let` is a local (not a constant), and a value
+    /// from a method named like a borrowing one (`get`) is trusted as owned once its type is
+    /// written on the `let`: both are carried across the ask.
+    #[mrtr_tool]
+    #[tool(description = "capitalised and annotated locals carried across an ask")]
+    #[allow(non_snake_case)]
+    async fn capitalised_and_annotated_locals(
+        &self,
+        Parameters(args): Parameters<Args>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let LIMIT = args.tries + 1;
+        let cached: Option<String> = Cache.get(&args.run);
+        self.effects.record(format!("limit {LIMIT}"));
+        let go = ask!(go: elicit::<Confirm>(format!("Use {LIMIT}?")));
+        Ok(reply(format!(
+            "{LIMIT} {} go={}",
+            cached.unwrap_or_default(),
+            go.is_accept()
+        )))
+    }
+
+    /// Asks written where legacy code awaited its requests: a `match` scrutinee, an `if let`
+    /// and a method call's receiver. Each is moved into a `let` before its statement.
+    #[mrtr_tool]
+    #[tool(description = "asks as the first thing their statements evaluate")]
+    async fn first_evaluated_asks(
+        &self,
+        Parameters(args): Parameters<Args>,
+    ) -> Result<CallToolResult, ErrorData> {
+        self.effects.record("start");
+        let label = match ask!(pick: elicit::<Confirm>("Pick?")) {
+            Answer::Accept(Confirm { ok: true }) => String::from("picked"),
+            Answer::Accept(_) => String::from("not picked"),
+            Answer::Decline | Answer::Cancel => return Ok(reply("dismissed")),
+        };
+        self.effects.record(label.clone());
+        if let Answer::Accept(Confirm { ok }) =
+            ask!(second: elicit::<Confirm>(format!("Second after {label}?")))
+        {
+            self.effects.record(format!("second {ok}"));
+        }
+        let third = ask!(third: elicit::<Confirm>("Third?")).is_accept();
+        Ok(reply(format!("{label} third={third} tries={}", args.tries)))
+    }
+}
+
 fn server(effects: Effects) -> TestServer<Regressions> {
     TestServer::new(
         Regressions { effects },
-        Regressions::tool_router(),
+        Regressions::tool_router() + Regressions::owned_locals_router(),
         test_runtime("regressions"),
     )
 }
@@ -480,4 +537,32 @@ async fn a_local_only_overwritten_after_an_ask_compiles_and_runs_on_both_eras() 
     .await;
     both.assert_table("go=true", 1, 1);
     assert_eq!(both.legacy.effects, ["start 0", "overwritten"]);
+}
+
+#[tokio::test]
+async fn a_capitalised_let_local_and_an_annotated_owned_get_are_carried() {
+    let client =
+        || ScriptedClient::new(Caps::FORM_ONLY).on_elicit("Use 4?", [accept(json!({"ok": true}))]);
+    let args = json!({"tries": 3, "run": "r"});
+    let both = run_both(server, client, "capitalised_and_annotated_locals", args).await;
+    both.assert_table("4 cached r go=true", 1, 1);
+    assert_eq!(both.legacy.effects, ["limit 4"]);
+}
+
+#[tokio::test]
+async fn asks_in_first_evaluated_positions_run_once_in_order_on_both_eras() {
+    let client = || {
+        ScriptedClient::new(Caps::FORM_ONLY)
+            .on_elicit("Pick?", [accept(json!({"ok": true}))])
+            .on_elicit("Second after picked?", [accept(json!({"ok": false}))])
+            .on_elicit("Third?", [Reply::Decline])
+    };
+    let both = run_both(server, client, "first_evaluated_asks", json!({"tries": 2})).await;
+    both.assert_table("picked third=false tries=2", 3, 3);
+    assert_eq!(both.legacy.effects, ["start", "picked", "second false"]);
+
+    let dismissed = || ScriptedClient::new(Caps::FORM_ONLY).on_elicit("Pick?", [Reply::Cancel]);
+    let both = run_both(server, dismissed, "first_evaluated_asks", json!({})).await;
+    both.assert_table("dismissed", 1, 1);
+    assert_eq!(both.legacy.effects, ["start"]);
 }

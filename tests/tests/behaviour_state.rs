@@ -3,8 +3,8 @@
 //! differs is refused with one generic JSON-RPC -32602, and no user code runs. A valid token
 //! resumes on any instance that shares the key.
 
+use mrtr::testing::*;
 use mrtr::{Answer, ask, mrtr_tool};
-use mrtr_tests::harness::*;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{CallToolResult, ContentBlock};
 use rmcp::{ErrorData, schemars, tool, tool_router};

@@ -8,8 +8,8 @@
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
+use mrtr::testing::*;
 use mrtr::{Answer, ask, mrtr_tool};
-use mrtr_tests::harness::*;
 use rmcp::model::{
     CallToolRequest, CallToolResult, CancelledNotificationParam, ClientConfig, ClientRequest,
     ContentBlock, ElicitRequestParams, ElicitResult, Implementation, RequestId,

@@ -4,8 +4,8 @@
 //! session alike.
 #![allow(deprecated)] // sampling is deprecated by SEP-2577 but still part of the protocol
 
+use mrtr::testing::*;
 use mrtr::{Answer, ask, mrtr_tool};
-use mrtr_tests::harness::*;
 use rmcp::model::{
     CallToolResult, ContentBlock, CreateMessageRequestParams, SamplingMessage, Tool,
 };

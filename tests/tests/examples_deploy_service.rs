@@ -2,12 +2,13 @@
 //! in-memory duplex in both eras: final results, rounds, decline/cancel paths, capability
 //! fallbacks, and that the plan is built once and the deploy runs once, after the last answer.
 
+use mrtr::testing::{
+    Caps, Effects, Reply, ScriptedClient, Verdict, accept, equivalent, hostile, run, run_both,
+    run_fresh, text,
+};
+use mrtr::testing::{ERAS, Era, connect, expect_complete, expect_input_required, text_of};
 use mrtr_examples::ops::Ops;
 use mrtr_examples::servers::deploy_service::Deployer;
-use mrtr_tests::harness::client::{Caps, Reply, ScriptedClient, accept, text};
-use mrtr_tests::harness::session::{
-    ERAS, Era, connect, expect_complete, expect_input_required, text_of,
-};
 use serde_json::{Value, json};
 
 mod support;
@@ -24,44 +25,96 @@ fn picks(reply: Reply) -> ScriptedClient {
     ScriptedClient::new(Caps::FORM_ONLY).on_elicit("which environment", [reply])
 }
 
+/// The factory the kit builds a server from: a fresh `Deployer` over a fresh back end whose log
+/// is the test's effect log.
+fn deployer(effects: Effects) -> Deployer {
+    let ops = Ops::new();
+    let log = ops.clone();
+    effects.watch(move || log.log());
+    Deployer::new(ops)
+}
+
+fn staging() -> ScriptedClient {
+    ScriptedClient::new(Caps::FORM_ONLY).accept("target_env", json!({ "environment": "staging" }))
+}
+
 #[tokio::test]
 async fn deploy_asks_for_the_environment_and_deploys_once_after_the_answer_in_both_eras() {
-    install_runtime();
-    for era in ERAS {
-        let ops = Ops::new();
-        let session = connect(
-            Deployer::new(ops.clone()),
-            picks(accept(json!({ "environment": "staging" }))),
-            era,
-        )
+    let both = run_both(deployer, staging(), "deploy_service", args()).await;
+    let deployed = "Deployed checkout-api to staging: https://staging.example.invalid/checkout-api";
+    both.assert_table(deployed, 1, 1);
+    both.modern.assert_asked_keys(&[&["target_env"]]);
+    assert_eq!(
+        both.legacy.ask_keys(),
+        ["target_env"],
+        "the live request is named"
+    );
+    let log = &both.legacy.effects;
+    assert!(
+        log.len() == 2
+            && log[0].starts_with("build_plan")
+            && log[1].starts_with("deploy checkout-api staging"),
+        "the plan is built once, the deploy runs once, after the answer: {log:?}"
+    );
+}
+
+#[tokio::test]
+async fn deploy_keeps_nothing_in_memory_between_rounds() {
+    let fresh = run_fresh(deployer, staging(), "deploy_service", args()).await;
+    let same_server = run(Era::Modern, deployer, staging(), "deploy_service", args()).await;
+    fresh
+        .assert_outcome(&same_server.outcome())
+        .assert_rounds(1)
+        .assert_asked_keys(&[&["target_env"]]);
+    assert_eq!(fresh.effects, same_server.effects);
+}
+
+#[tokio::test]
+async fn deploy_service_keeps_every_promise_under_the_hostile_suite() {
+    let report = hostile(deployer, "deploy_service", args())
+        .cross_tool("summarize_incidents", json!({ "since": "2026-11-01" }))
+        .run()
         .await;
-        let result = session
-            .call("deploy_service", args())
-            .await
-            .expect("the call completes");
-        assert_eq!(
-            text_of(&result),
-            "Deployed checkout-api to staging: https://staging.example.invalid/checkout-api",
-            "{era:?}"
-        );
-        assert_eq!(
-            session.client.asked("which environment"),
-            1,
-            "{era:?}: one question"
-        );
-        assert_eq!(
-            ops.count("build_plan"),
-            1,
-            "{era:?}: the plan is built once"
-        );
-        assert_eq!(ops.count("deploy"), 1, "{era:?}: one deploy");
-        let log = ops.log();
+    report.assert_ok();
+    let skipped = report
+        .cases
+        .iter()
+        .filter(|case| matches!(case.verdict, Verdict::Skipped(_)))
+        .count();
+    assert_eq!(skipped, 0, "{report}");
+    for family in [
+        "control",
+        "tamper",
+        "truncation",
+        "suffix",
+        "cross-tool",
+        "cross-arguments",
+        "cross-principal",
+        "cross-service",
+        "expired",
+        "oversize",
+        "malformed-answer",
+        "missing-answer",
+        "junk-key",
+        "capability-missing",
+    ] {
         assert!(
-            log[0].starts_with("build_plan") && log[1].starts_with("deploy checkout-api staging"),
-            "{era:?}: {log:?}"
+            report
+                .cases
+                .iter()
+                .any(|case| case.name.starts_with(family)),
+            "no `{family}` case ran: {report}"
         );
-        session.close().await;
     }
+}
+
+#[tokio::test]
+async fn both_tools_end_the_same_way_on_both_eras_for_every_explored_script() {
+    equivalent(deployer, "deploy_service", args()).run().await;
+    let since = json!({ "since": "2026-11-01" });
+    equivalent(deployer, "summarize_incidents", since)
+        .run()
+        .await;
 }
 
 #[tokio::test]
@@ -391,4 +444,67 @@ async fn the_legacy_original_elicits_its_target_and_deploys() {
     assert_eq!(client.asked("which environment"), 1);
     assert_eq!(ops.count("deploy"), 1);
     session.close().await;
+}
+
+/// `staged_rollout` asks inside a `for` loop: one confirmation per wave, four waves, so five
+/// rounds on 2026-07-28; each wave runs once, in order, after its own confirmation.
+#[tokio::test]
+async fn staged_rollout_confirms_every_wave_and_runs_each_once_in_order_in_both_eras() {
+    install_runtime();
+    for era in ERAS {
+        let ops = Ops::new();
+        let yes = || accept(json!({ "proceed": true }));
+        let client =
+            ScriptedClient::new(Caps::FORM_ONLY).on_elicit("out to", [yes(), yes(), yes(), yes()]);
+        let session = connect(Deployer::new(ops.clone()), client, era).await;
+        let result = session
+            .call("staged_rollout", args())
+            .await
+            .expect("the call completes");
+        assert_eq!(
+            text_of(&result),
+            "Rolled checkout-api out in 4 waves: canary, 25%, 50%, 100%",
+            "{era:?}"
+        );
+        assert_eq!(session.client.asked("out to"), 4, "{era:?}");
+        assert_eq!(ops.count("build_plan"), 1, "{era:?}");
+        let waves: Vec<String> = ops
+            .log()
+            .into_iter()
+            .filter(|line| line.starts_with("wave"))
+            .collect();
+        let plan = "plan-checkout-api-";
+        assert_eq!(waves.len(), 4, "{era:?}: {waves:?}");
+        for (line, wave) in waves.iter().zip(["canary", "25%", "50%", "100%"]) {
+            assert!(
+                line.starts_with(&format!("wave checkout-api {wave} {plan}")),
+                "{era:?}: {waves:?}"
+            );
+        }
+        session.close().await;
+    }
+}
+
+#[tokio::test]
+async fn a_wave_that_is_not_confirmed_stops_the_rollout_there() {
+    install_runtime();
+    for era in ERAS {
+        let ops = Ops::new();
+        let client = ScriptedClient::new(Caps::FORM_ONLY).on_elicit(
+            "out to",
+            [accept(json!({ "proceed": true })), Reply::Decline],
+        );
+        let session = connect(Deployer::new(ops.clone()), client, era).await;
+        let result = session
+            .call("staged_rollout", args())
+            .await
+            .expect("the call completes");
+        assert_eq!(
+            text_of(&result),
+            "Rollout of checkout-api stopped before 25% after 1 waves.",
+            "{era:?}"
+        );
+        assert_eq!(ops.count("wave"), 1, "{era:?}");
+        session.close().await;
+    }
 }

@@ -1,12 +1,10 @@
 //! The ported `release_notes` tool: an elicitation and a sampling request in the same round, each
 //! answer handled on its own, in both eras.
 
+use mrtr::testing::{Caps, Reply, ScriptedClient, accept, text};
+use mrtr::testing::{ERAS, Era, connect, expect_complete, expect_input_required, text_of};
 use mrtr_examples::ops::Ops;
 use mrtr_examples::servers::release_notes::Releaser;
-use mrtr_tests::harness::client::{Caps, Reply, ScriptedClient, accept, text};
-use mrtr_tests::harness::session::{
-    ERAS, Era, connect, expect_complete, expect_input_required, text_of,
-};
 use serde_json::{Value, json};
 
 mod support;

@@ -2,9 +2,9 @@
 //! both eras, and no `roots/list` request is ever sent.
 
 use mrtr::allowed_roots::AllowedRoots;
+use mrtr::testing::{Caps, ScriptedClient};
+use mrtr::testing::{ERAS, connect, text_of};
 use mrtr_examples::servers::repo_tools::RepoTools;
-use mrtr_tests::harness::client::{Caps, ScriptedClient};
-use mrtr_tests::harness::session::{ERAS, connect, text_of};
 use serde_json::json;
 
 struct Workspace(std::path::PathBuf);

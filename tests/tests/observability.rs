@@ -9,7 +9,7 @@ use metrics::{
     Counter, CounterFn, Gauge, Histogram, Key, KeyName, Metadata, Recorder, SharedString, Unit,
 };
 use mrtr::{ask, mrtr_tool};
-use mrtr_tests::harness::*;
+use mrtr::testing::*;
 use rmcp::model::{CallToolResult, ContentBlock};
 use rmcp::{ErrorData, tool, tool_router};
 use serde_json::json;

@@ -1,8 +1,8 @@
 //! `prompts/get` through `#[mrtr_tool]` on an rmcp `#[prompt]`: the prompt asks, then returns its
 //! messages, in both eras; code before the ask runs once.
 
+use mrtr::testing::*;
 use mrtr::{Answer, ask, mrtr_tool};
-use mrtr_tests::harness::*;
 use rmcp::handler::server::router::prompt::PromptRouter;
 use rmcp::model::{
     GetPromptRequestParams, GetPromptResponse, GetPromptResult, ListPromptsResult,

@@ -2,8 +2,8 @@
 //! server's own `read_resource` builds a `ResourceCall` and calls the lowered method. Both eras;
 //! the continuation is bound to the URI.
 
+use mrtr::testing::*;
 use mrtr::{Answer, ResourceCall, ask, mrtr_tool};
-use mrtr_tests::harness::*;
 use rmcp::model::{
     ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ResourceContents,
     ServerCapabilities, ServerConfig,

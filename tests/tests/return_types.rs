@@ -2,8 +2,8 @@
 //! `CallToolResult`, `Json<T>` (with its output schema still listed), and `Result<_, E>` whose
 //! `Err` becomes an error result — through a suspension, in both eras.
 
+use mrtr::testing::*;
 use mrtr::{Answer, ask, mrtr_tool};
-use mrtr_tests::harness::*;
 use rmcp::model::{CallToolResult, ContentBlock};
 use rmcp::{ErrorData, Json, schemars, tool, tool_router};
 use serde::{Deserialize, Serialize};

@@ -2,8 +2,8 @@
 //! it above): the step enum appears beside the impl, names each resume point as sealed, and the
 //! router still registers the lowered tool, which runs the same on both eras.
 
+use mrtr::testing::*;
 use mrtr::{Answer, ask, mrtr_tool};
-use mrtr_tests::harness::*;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{CallToolResult, ContentBlock};
 use rmcp::{ErrorData, schemars, tool, tool_router};

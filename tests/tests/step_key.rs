@@ -4,8 +4,8 @@
 
 use std::sync::{Arc, Mutex};
 
+use mrtr::testing::*;
 use mrtr::{StepKey, ask, mrtr_tool};
-use mrtr_tests::harness::*;
 use rmcp::model::{CallToolResult, ContentBlock};
 use rmcp::{ErrorData, tool, tool_router};
 use serde_json::json;

@@ -5,7 +5,9 @@
 //! `../deploy_service.rs` is the same server ported to 2026-07-28 with `mrtr`; diff the two.
 #![allow(deprecated)] // sampling is deprecated by SEP-2577 but still served
 
-use crate::ops::{Ops, render_incident_digest};
+use crate::ops::{
+    Ops, cannot_confirm_waves, render_incident_digest, rollout_done, rollout_stopped, rollout_waves,
+};
 use crate::reply::{sampled_text, text};
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{
@@ -38,6 +40,19 @@ pub struct Target {
     pub environment: Environment,
 }
 rmcp::elicit_safe!(Target);
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+pub struct RolloutArgs {
+    /// The service to roll out, e.g. `checkout-api`.
+    pub service: String,
+}
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+pub struct Proceed {
+    /// Roll out to this wave
+    pub proceed: bool,
+}
+rmcp::elicit_safe!(Proceed);
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 pub struct SummarizeArgs {
@@ -87,6 +102,30 @@ impl Deployer {
             "Deployed {} to {environment}: {url}",
             args.service
         )))
+    }
+
+    #[tool(description = "Roll a service out wave by wave, confirming each wave")]
+    async fn staged_rollout(
+        &self,
+        Parameters(args): Parameters<RolloutArgs>,
+        peer: Peer<RoleServer>,
+    ) -> Result<CallToolResult, ErrorData> {
+        if !supports_form_elicitation(&peer) {
+            return Ok(text(cannot_confirm_waves(&args.service)));
+        }
+        let plan = self.ops.build_deploy_plan(&args.service).await?;
+        let mut done = Vec::new();
+        for wave in rollout_waves() {
+            let answer = peer
+                .elicit::<Proceed>(format!("Roll {} out to {wave}?", args.service))
+                .await;
+            if !matches!(answer, Ok(Some(Proceed { proceed: true }))) {
+                return Ok(text(rollout_stopped(&args.service, &wave, &done)));
+            }
+            self.ops.run_wave(&args.service, &wave, &plan.id).await?;
+            done.push(wave);
+        }
+        Ok(text(rollout_done(&args.service, &done)))
     }
 
     #[tool(description = "Summarise recent incidents in three bullets")]

@@ -8,17 +8,20 @@ fn expand(method: TokenStream) -> String {
     expand_with(TokenStream::new(), method)
 }
 
+/// What rustc hands the attribute: the method without its own `#[mrtr_tool]`.
 fn expand_with(args: TokenStream, method: TokenStream) -> String {
     let lowered = mrtr_macros_core::mrtr_tool(args, method);
-    let file: syn::File =
-        syn::parse2(quote!(impl Server { #lowered })).expect("the expansion parses as Rust");
+    pretty(quote!(impl Server { #lowered }))
+}
+
+fn pretty(tokens: TokenStream) -> String {
+    let file: syn::File = syn::parse2(tokens).expect("the expansion parses as Rust");
     prettyplease::unparse(&file)
 }
 
 #[test]
 fn straight_line_handler() {
     insta::assert_snapshot!(expand(quote! {
-        #[mrtr_tool]
         #[tool(description = "Deploy a service")]
         async fn deploy_service(&self, Parameters(args): Parameters<DeployArgs>) -> Result<CallToolResult, ErrorData> {
             let plan = build_deploy_plan(&args.service).await?;
@@ -151,4 +154,32 @@ fn bindings_hidden_by_a_let_else_and_around_a_jump_are_parked_through_a_macro() 
             Ok(format!("{name} {tag}"))
         }
     }));
+}
+
+/// The recommended form: `#[mrtr_tool]` on the impl lowers its marked methods and adds each
+/// handler's step enum beside the impl.
+#[test]
+fn impl_level_attribute_with_a_step_enum() {
+    let lowered = mrtr_macros_core::mrtr_tool(
+        TokenStream::new(),
+        quote! {
+            #[tool_router]
+            impl Deployer {
+                #[mrtr_tool]
+                #[tool(description = "Deploy a service")]
+                async fn deploy_service(&self, Parameters(args): Parameters<DeployArgs>) -> Result<CallToolResult, ErrorData> {
+                    let plan = build_deploy_plan(&args.service).await?;
+                    let target = ask!(target_env: elicit::<Target>(format!("Deploy {}?", args.service)));
+                    let Answer::Accept(target) = target else { return Ok(declined()) };
+                    Ok(deployed(run_deploy(&args.service, target.environment, &plan.id).await?))
+                }
+
+                #[tool(description = "Not lowered")]
+                async fn status(&self) -> String {
+                    String::from("ok")
+                }
+            }
+        },
+    );
+    insta::assert_snapshot!(pretty(lowered));
 }

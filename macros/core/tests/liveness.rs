@@ -1,4 +1,4 @@
-//! The carried set of every resume step, for the control-flow cases of lowering.md §7: what the
+//! The carried set of every resume step, for each control-flow shape the lowering opens: what the
 //! continuation holds must be exactly what the code after each `ask!` still reads.
 
 use std::collections::BTreeMap;
@@ -416,4 +416,37 @@ fn an_assignment_read_back_inside_a_nested_let_initializer_does_not_carry_the_ol
         }
     });
     assert_eq!(got, expect(&[("AfterK0", &[])]));
+}
+
+#[test]
+fn a_capitalised_local_bound_by_let_is_carried_but_a_variant_in_an_arm_is_not_a_binding() {
+    let got = carried(quote! {
+        async fn limits(&self, Parameters(args): Parameters<Args>) -> Result<String, E> {
+            let LIMIT = args.tries + 1;
+            let kind = match args.kind { Empty => 0, n => n };
+            let go = ask!(go: elicit::<Confirm>("go?"));
+            Ok(format!("{LIMIT} {kind} {go:?}"))
+        }
+    });
+    assert_eq!(got, expect(&[("AfterGo", &["LIMIT", "kind"])]));
+}
+
+#[test]
+fn an_owned_type_written_on_the_let_overrides_the_borrowing_method_guess() {
+    let refused = mrtr_macros_core::carried_sets(quote! {
+        async fn cached(&self) -> Result<String, E> {
+            let hit = self.cache.get("k");
+            let go = ask!(go: elicit::<Confirm>("go?"));
+            Ok(format!("{hit:?} {go:?}"))
+        }
+    });
+    assert!(refused.is_err_and(|errors| errors[0].contains("borrows")));
+    let got = carried(quote! {
+        async fn cached(&self) -> Result<String, E> {
+            let hit: Option<String> = self.cache.get("k");
+            let go = ask!(go: elicit::<Confirm>("go?"));
+            Ok(format!("{hit:?} {go:?}"))
+        }
+    });
+    assert_eq!(got, expect(&[("AfterGo", &["hit"])]));
 }

@@ -10,9 +10,9 @@ use hmac::{Hmac, Mac};
 use sha2::Sha256;
 use zeroize::Zeroizing;
 
-use crate::config::StateMode;
 use crate::error::MrtrError;
 use crate::seal::keyring::StateKey;
+use crate::seal::mode::StateMode;
 
 pub(crate) const NONCE_LEN: usize = 24;
 pub(crate) const AEAD_TAG_LEN: usize = 16;

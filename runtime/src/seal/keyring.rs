@@ -10,8 +10,7 @@ use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD_INDIFFERENT;
 use zeroize::Zeroizing;
 
-use crate::config::config_error;
-use crate::error::MrtrError;
+use crate::error::{MrtrError, config_error};
 
 /// Below 256 bits a key could be brute-forced offline from any token.
 pub const MIN_KEY_BYTES: usize = 32;

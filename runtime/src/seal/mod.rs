@@ -6,24 +6,28 @@
 //! continuation is handed to the handler. Keys and their rotation live in [`keyring`].
 
 use std::collections::BTreeMap;
+use std::fmt;
 use std::sync::Arc;
+use std::time::Duration;
 
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
 use crate::bind::BindDigest;
-use crate::config::{Clock, StateConfig, StateMode};
 use crate::error::MrtrError;
-use crate::replay::IdempotencyKey;
 use crate::request::InputRequest;
 
 mod cipher;
 mod claims;
-pub mod keyring;
+mod clock;
+mod keyring;
+mod mode;
 mod token;
 
-pub use keyring::{KeyRing, StateKey};
+pub use clock::Clock;
+pub use keyring::{KeyRing, MAX_KID_LEN, MIN_KEY_BYTES, StateKey};
+pub use mode::StateMode;
 
 use cipher::KeyMaterial;
 use claims::{AUDIENCE_LEN, Stamp};
@@ -45,12 +49,36 @@ pub struct Continuation {
     pub carried: Vec<u8>,
 }
 
+impl Continuation {
+    /// The pending asks without a valid answer yet: what the next `input_required` asks for.
+    pub(crate) fn unanswered(&self) -> impl Iterator<Item = (&String, &InputRequest)> {
+        self.pending
+            .iter()
+            .filter(|(key, _)| !self.answered.contains_key(*key))
+    }
+}
+
 /// What a token is bound to: the request it continues and who may present it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Binding {
     pub bind: BindDigest,
     /// The authenticated subject, never a raw bearer token. Hashed before it is sealed.
     pub principal: Option<String>,
+}
+
+/// Stable per continuation token: derived from the token's authenticated id, so every
+/// presentation of one token yields the same key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct IdempotencyKey(pub [u8; 16]);
+
+impl fmt::Display for IdempotencyKey {
+    /// Lowercase hex, ready to hand to a backend as a string.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for byte in self.0 {
+            write!(f, "{byte:02x}")?;
+        }
+        Ok(())
+    }
 }
 
 /// A token that passed every check.
@@ -82,24 +110,30 @@ struct Inner {
 }
 
 impl Sealer {
-    pub fn from_config(config: &StateConfig) -> Result<Self, MrtrError> {
-        config.validate()?;
-        let keys = config
-            .keys
+    /// A sealer for settings that `StateConfig::validate` accepted.
+    pub(crate) fn new(
+        keys: &KeyRing,
+        mode: StateMode,
+        audience: &str,
+        ttl: Duration,
+        max_bytes: usize,
+        clock: Clock,
+    ) -> Self {
+        let keys = keys
             .keys()
             .iter()
             .map(|key| (key.kid().to_owned(), KeyMaterial::derive(key)))
             .collect();
-        Ok(Sealer {
+        Sealer {
             inner: Arc::new(Inner {
-                mode: config.mode,
+                mode,
                 keys,
-                audience: audience_hash(&config.audience),
-                ttl_secs: config.ttl.as_secs().max(1),
-                max_bytes: config.max_bytes,
-                clock: config.clock.clone(),
+                audience: audience_hash(audience),
+                ttl_secs: ttl.as_secs().max(1),
+                max_bytes,
+                clock,
             }),
-        })
+        }
     }
 
     pub fn seal(
@@ -242,8 +276,8 @@ pub(crate) fn too_large(continuation: &Continuation, token_len: usize, max: usiz
     ))
 }
 
-impl std::fmt::Debug for Sealer {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+impl fmt::Debug for Sealer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let kids: Vec<&str> = self
             .inner
             .keys
@@ -273,3 +307,6 @@ fn audience_hash(audience: &str) -> [u8; AUDIENCE_LEN] {
 fn rejected(reason: String) -> MrtrError {
     MrtrError::RejectedState(reason)
 }
+
+#[cfg(test)]
+mod tests;

@@ -15,8 +15,8 @@
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 
-use crate::config::StateMode;
 use crate::seal::keyring::{MAX_KID_LEN, is_kid_byte};
+use crate::seal::mode::StateMode;
 
 const AEAD_V1: &str = "x1";
 const HMAC_V1: &str = "h1";

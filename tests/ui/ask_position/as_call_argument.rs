@@ -16,14 +16,18 @@ impl Server {
     #[mrtr_tool]
     #[tool(description = "case")]
     async fn f(&self, Parameters(args): Parameters<Args>) -> Result<CallToolResult, ErrorData> {
-        let accepted = is_accept(ask!(open: elicit_url(args.service, "https://example.com")));
+        let accepted = both(prepare(), ask!(open: elicit_url(args.service, "https://example.com")));
         let _ = accepted;
         Ok(CallToolResult::success(vec![]))
     }
 }
 
-fn is_accept(answer: Answer<()>) -> bool {
-    matches!(answer, Answer::Accept(()))
+fn prepare() -> bool {
+    true
+}
+
+fn both(ready: bool, answer: Answer<()>) -> bool {
+    ready && matches!(answer, Answer::Accept(()))
 }
 
 fn main() {}

@@ -1,4 +1,4 @@
-// One lowering error (the sub-expression `ask!`) in a body that uses answers in every way an
+// One lowering error (an `ask!` evaluated after other code of its statement) in a body that uses answers in every way an
 // `ask!` allows: the error is the only diagnostic, with no knock-on error or warning from the
 // rest of the body.
 use mrtr::{Answer, ask, mrtr_tool};
@@ -38,12 +38,16 @@ impl Server {
             return Ok(CallToolResult::success(vec![]));
         };
         let sure = again.accepted().map(|c| c.reason.len()).unwrap_or(0);
-        let inline = ask!(inline: elicit::<Confirm>("Inline?")).is_accept();
+        let inline = ready() && ask!(inline: elicit::<Confirm>("Inline?")).is_accept();
         Ok(CallToolResult::success(vec![ContentBlock::text(format!(
             "{} {} {sure} {inline}",
             args.service, why.reason
         ))]))
     }
+}
+
+fn ready() -> bool {
+    true
 }
 
 fn main() {}

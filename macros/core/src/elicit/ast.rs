@@ -8,10 +8,9 @@
 
 use syn::{Data, DeriveInput, Fields, GenericArgument, Ident, LitStr, PathArguments, Type};
 
-use super::Errors;
-use super::attr::{
-    ChoiceAttrs, DefaultValue, FieldAttrs, SerdeContainer, SerdeMember, doc_description,
-};
+use super::attr::{ChoiceAttrs, DefaultValue, FieldAttrs, doc_description};
+use super::serde_attrs::Serde;
+use crate::errors::Errors;
 
 pub(crate) enum Input<'a> {
     Form(Form<'a>),
@@ -50,12 +49,12 @@ impl<'a> Input<'a> {
     /// `None` when the input's shape is wrong; the reason is in `errors`.
     pub(crate) fn from_syn(input: &'a DeriveInput, errors: &mut Errors) -> Option<Self> {
         if !input.generics.params.is_empty() {
-            errors.spanned(
+            errors.at(
                 &input.generics,
                 "`Elicit` cannot be derived for a type with generic or lifetime parameters: a form's schema is fixed at compile time and its answer is decoded into an owned value; derive it on a concrete, owned type",
             );
         }
-        let serde = SerdeContainer::parse(&input.attrs);
+        let serde = Serde::read(input);
         match &input.data {
             Data::Struct(data) => match &data.fields {
                 Fields::Named(fields) => {
@@ -71,7 +70,7 @@ impl<'a> Input<'a> {
                     }))
                 }
                 _ => {
-                    errors.spanned(
+                    errors.at(
                         &input.ident,
                         "`Elicit` needs a struct with named fields: each field becomes one property of the form",
                     );
@@ -80,19 +79,19 @@ impl<'a> Input<'a> {
             },
             Data::Enum(data) => {
                 let attrs = ChoiceAttrs::parse(&input.attrs, errors);
-                if let Some(key) = &serde.not_plain_strings {
-                    errors.spanned(
+                if let Some(key) = serde.not_plain_strings {
+                    errors.at_span(
                         key,
                         "a choice enum must deserialize from a plain string; remove `tag`/`content`/`untagged`",
                     );
                 }
                 if data.variants.is_empty() {
-                    errors.spanned(&input.ident, "a choice enum needs at least one variant");
+                    errors.at(&input.ident, "a choice enum needs at least one variant");
                 }
                 let mut variants = Vec::new();
                 for variant in &data.variants {
                     if !matches!(variant.fields, Fields::Unit) {
-                        errors.spanned(
+                        errors.at(
                             variant,
                             format_args!(
                                 "variant `{}` carries data, but an elicitation choice is a plain string: make it a unit variant, or ask for its data as separate form fields",
@@ -101,23 +100,20 @@ impl<'a> Input<'a> {
                         );
                         continue;
                     }
-                    let member = SerdeMember::parse(&variant.attrs);
                     let title = super::attr::variant_title(&variant.attrs, errors);
+                    let Some(member) = serde.members.get(&variant.ident.to_string()) else {
+                        continue;
+                    };
                     if member.skip {
                         continue;
                     }
-                    let value = member.rename.unwrap_or_else(|| {
-                        let name = unraw(&variant.ident);
-                        serde
-                            .rename_all
-                            .map_or(name.clone(), |rule| rule.apply_to_variant(&name))
-                    });
+                    let value = member.name.clone();
                     variants.push((variant, Variant { value, title }));
                 }
                 let titled = variants.iter().filter(|(_, v)| v.title.is_some()).count();
                 if titled != 0 && titled != variants.len() {
                     for (variant, _) in variants.iter().filter(|(_, v)| v.title.is_none()) {
-                        errors.spanned(
+                        errors.at(
                             &variant.ident,
                             format_args!(
                                 "variant `{}` has no `#[elicit(title = \"..\")]` while others do: title every variant (a titled `oneOf`) or none (a plain `enum`)",
@@ -126,19 +122,18 @@ impl<'a> Input<'a> {
                         );
                     }
                 }
-                if let Some(key) = &attrs.legacy_enum_names
-                    && titled == 0
-                {
-                    errors.spanned(key, "`legacy_enum_names` lists variant titles: add `#[elicit(title = \"..\")]` to every variant");
+                if attrs.legacy_enum_names.is_present() && titled == 0 {
+                    let key = attrs.legacy_enum_names.span();
+                    errors.at_span(key, "`legacy_enum_names` lists variant titles: add `#[elicit(title = \"..\")]` to every variant");
                 }
                 Some(Input::Choice(Choice {
                     ident: &input.ident,
                     variants: variants.into_iter().map(|(_, v)| v).collect(),
-                    legacy_enum_names: attrs.legacy_enum_names.is_some(),
+                    legacy_enum_names: attrs.legacy_enum_names.is_present(),
                 }))
             }
             Data::Union(_) => {
-                errors.spanned(
+                errors.at(
                     &input.ident,
                     "`Elicit` cannot be derived for a union; use a struct with named fields",
                 );
@@ -149,16 +144,11 @@ impl<'a> Input<'a> {
 }
 
 impl<'a> Field<'a> {
-    fn from_syn(
-        field: &'a syn::Field,
-        container: &SerdeContainer,
-        errors: &mut Errors,
-    ) -> Option<Self> {
+    fn from_syn(field: &'a syn::Field, serde: &Serde, errors: &mut Errors) -> Option<Self> {
         let attrs = FieldAttrs::parse(&field.attrs, errors);
-        let serde = SerdeMember::parse(&field.attrs);
-        let ident = field.ident.as_ref()?;
-        if let Some(key) = &serde.flatten {
-            errors.spanned(
+        let serde = serde.members.get(&field.ident.as_ref()?.to_string())?;
+        if let Some(key) = serde.flatten {
+            errors.at_span(
                 key,
                 "`#[serde(flatten)]` nests another type's fields, which a flat form cannot describe: declare those fields here instead",
             );
@@ -169,12 +159,7 @@ impl<'a> Field<'a> {
         }
         check_type(&field.ty, errors);
         check_ranges(&attrs, errors);
-        let name = serde.rename.unwrap_or_else(|| {
-            let name = unraw(ident);
-            container
-                .rename_all
-                .map_or(name.clone(), |rule| rule.apply_to_field(&name))
-        });
+        let name = serde.name.clone();
         let description = attrs
             .description
             .as_ref()
@@ -185,7 +170,7 @@ impl<'a> Field<'a> {
             name,
             description,
             attrs,
-            optional_on_wire: serde.default || container.default,
+            optional_on_wire: serde.default,
         })
     }
 }
@@ -193,15 +178,15 @@ impl<'a> Field<'a> {
 /// Field types the derive can rule out by their spelling, with the fix for each.
 fn check_type(ty: &Type, errors: &mut Errors) {
     match ty {
-        Type::Reference(_) => errors.spanned(
+        Type::Reference(_) => errors.at(
             ty,
             "a borrowed field cannot be decoded from an answer: use an owned type such as `String`",
         ),
-        Type::Tuple(tuple) if !tuple.elems.is_empty() => errors.spanned(
+        Type::Tuple(tuple) if !tuple.elems.is_empty() => errors.at(
             ty,
             "a tuple does not fit a flat form: declare one field per element",
         ),
-        Type::Array(_) | Type::Slice(_) => errors.spanned(
+        Type::Array(_) | Type::Slice(_) => errors.at(
             ty,
             "an array does not fit a flat form: a multi-select is a `Vec` of a unit-only enum that derives `Elicit`",
         ),
@@ -211,7 +196,7 @@ fn check_type(ty: &Type, errors: &mut Errors) {
             let Some(last) = path.path.segments.last() else { return };
             let name = last.ident.to_string();
             if MAPS.contains(&name.as_str()) {
-                errors.spanned(
+                errors.at(
                     ty,
                     "a map does not fit a flat form: the requestedSchema has a fixed set of properties; declare one field per key",
                 );
@@ -232,7 +217,7 @@ fn check_list_element(element: &Type, errors: &mut Errors) {
         && let Some(last) = path.path.segments.last()
         && PRIMITIVES.contains(&last.ident.to_string().as_str())
     {
-        errors.spanned(
+        errors.at(
             element,
             "a free-form list is not part of the elicitation schema: a multi-select is a `Vec` of a unit-only enum that derives `Elicit`",
         );
@@ -242,7 +227,7 @@ fn check_list_element(element: &Type, errors: &mut Errors) {
         && let Some(last) = path.path.segments.last()
         && (last.ident == "Vec" || MAPS.contains(&last.ident.to_string().as_str()))
     {
-        errors.spanned(element, "nested collections do not fit a flat form");
+        errors.at(element, "nested collections do not fit a flat form");
         return;
     }
     check_type(element, errors);
@@ -272,7 +257,7 @@ fn check_ranges(attrs: &FieldAttrs, errors: &mut Errors) {
     if let (Some(min), Some(max)) = (&attrs.min, &attrs.max)
         && min.value.value > max.value.value
     {
-        errors.spanned(&min.key, "`min` is greater than `max`");
+        errors.at(&min.key, "`min` is greater than `max`");
     }
     for (low, high, what) in [
         (
@@ -289,7 +274,7 @@ fn check_ranges(attrs: &FieldAttrs, errors: &mut Errors) {
         if let (Some(low), Some(high)) = (low, high)
             && low.value > high.value
         {
-            errors.spanned(&low.key, what);
+            errors.at(&low.key, what);
         }
     }
     if let Some(default) = &attrs.default
@@ -304,13 +289,7 @@ fn check_ranges(attrs: &FieldAttrs, errors: &mut Errors) {
             .as_ref()
             .is_some_and(|max| number.value > max.value.value);
         if below || above {
-            errors.spanned(&default.key, "the `default` lies outside `min`..=`max`");
+            errors.at(&default.key, "the `default` lies outside `min`..=`max`");
         }
     }
-}
-
-/// `r#type` is `type` on the wire, as serde has it.
-fn unraw(ident: &Ident) -> String {
-    let name = ident.to_string();
-    name.strip_prefix("r#").map(str::to_owned).unwrap_or(name)
 }

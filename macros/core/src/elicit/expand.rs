@@ -1,5 +1,5 @@
 //! Code generation from the checked IR. Generated code names the runtime only through
-//! `::mrtr::__private::derive_elicit`, and every type-dependent check is emitted under the span
+//! the runtime's private path (`crate::runtime`), and every type-dependent check is emitted under the span
 //! of the user's token it concerns, so rustc's error lands there.
 
 use proc_macro2::{Span, TokenStream};
@@ -11,7 +11,8 @@ use super::ast::{Choice, Field, Form, Input};
 use super::attr::{DefaultValue, Keyed};
 
 pub(crate) fn support() -> TokenStream {
-    quote!(::mrtr::__private::derive_elicit)
+    let rt = crate::runtime();
+    quote!(#rt::derive_elicit)
 }
 
 pub(crate) fn expand(input: &Input) -> TokenStream {
@@ -69,7 +70,7 @@ fn property(field: &Field) -> TokenStream {
         );
     }
     if let Some(format) = &attrs.format {
-        with("format", format.value.to_token_stream());
+        with("format", format.value.0.to_token_stream());
     }
     for (keyword, bound) in [("minimum", &attrs.min), ("maximum", &attrs.max)] {
         if let Some(bound) = bound {
@@ -173,9 +174,11 @@ fn choice_asserts(field: &Field) -> Vec<TokenStream> {
         .map(|value| {
             // Every token of the call carries the literal's span, so the const-evaluation
             // error points at the default the user wrote rather than at the derive.
+            let rt = crate::runtime_at(value.span());
+            let support = quote_spanned!(value.span()=> #rt::derive_elicit);
             quote_spanned! {value.span()=>
-                const _: () = ::mrtr::__private::derive_elicit::assert_choice(
-                    <#ty as ::mrtr::__private::derive_elicit::ElicitField>::CHOICES,
+                const _: () = #support::assert_choice(
+                    <#ty as #support::ElicitField>::CHOICES,
                     #value,
                 );
             }

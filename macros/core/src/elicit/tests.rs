@@ -2,10 +2,18 @@
 
 use quote::quote;
 
-use super::case::RenameRule;
-
 fn expand(tokens: proc_macro2::TokenStream) -> String {
     super::derive(tokens).to_string()
+}
+
+/// The property names in an expansion: the first argument of each `.field("name", ..)` /
+/// `.optional("name", ..)` call.
+fn wire_names(out: &str) -> Vec<String> {
+    out.split('"')
+        .skip(1)
+        .step_by(2)
+        .map(str::to_owned)
+        .collect()
 }
 
 #[test]
@@ -21,10 +29,13 @@ fn rename_all_rules_match_serde_for_fields() {
         ("SCREAMING-KEBAB-CASE", "USER-NAME"),
     ];
     for (rule, expected) in cases {
-        assert_eq!(
-            RenameRule::parse(rule).unwrap().apply_to_field("user_name"),
-            expected,
-            "{rule}"
+        let out = expand(quote! {
+            #[serde(rename_all = #rule)]
+            struct Form { user_name: String }
+        });
+        assert!(
+            wire_names(&out).contains(&expected.to_owned()),
+            "{rule}: {out}"
         );
     }
 }
@@ -42,19 +53,49 @@ fn rename_all_rules_match_serde_for_variants() {
         ("SCREAMING-KEBAB-CASE", "IN-REVIEW"),
     ];
     for (rule, expected) in cases {
-        assert_eq!(
-            RenameRule::parse(rule)
-                .unwrap()
-                .apply_to_variant("InReview"),
-            expected,
-            "{rule}"
+        let out = expand(quote! {
+            #[serde(rename_all = #rule)]
+            enum Status { InReview }
+        });
+        assert!(
+            wire_names(&out).contains(&expected.to_owned()),
+            "{rule}: {out}"
         );
     }
 }
 
 #[test]
+fn serde_rename_and_raw_identifiers_name_the_wire() {
+    let out = expand(quote! {
+        struct Form {
+            #[serde(rename(deserialize = "kind", serialize = "k"))]
+            r#type: String,
+            r#match: bool,
+        }
+    });
+    let names = wire_names(&out);
+    assert!(names.contains(&"kind".to_owned()), "{out}");
+    assert!(names.contains(&"match".to_owned()), "{out}");
+}
+
+#[test]
 fn unknown_rename_rules_are_left_to_serde() {
-    assert_eq!(RenameRule::parse("Title Case"), None);
+    let out = expand(quote! {
+        #[serde(rename_all = "Title Case")]
+        struct Form { user_name: String }
+    });
+    assert!(!out.contains("compile_error"), "{out}");
+}
+
+#[test]
+fn a_misspelt_elicit_key_gets_a_suggestion() {
+    let out = expand(quote! {
+        struct Form {
+            #[elicit(titel = "Name")]
+            name: String,
+        }
+    });
+    assert!(out.contains("title"), "{out}");
 }
 
 #[test]
@@ -71,7 +112,7 @@ fn a_valid_form_expands_without_compile_errors() {
     assert!(!out.contains("compile_error"), "{out}");
     assert!(out.contains("\"Where to deploy.\""), "{out}");
     assert!(
-        out.contains(":: mrtr :: __private :: derive_elicit"),
+        out.contains(":: mrtr :: __private_v0_1_0 :: derive_elicit"),
         "{out}"
     );
 }
@@ -114,4 +155,18 @@ fn doc_comment_paragraphs_become_one_description() {
         out.contains(r#""First line continues here.\n\nSecond paragraph.""#),
         "{out}"
     );
+}
+
+#[test]
+fn negative_bounds_and_defaults_are_numbers() {
+    let out = expand(quote! {
+        struct Offsets {
+            #[elicit(min = -10, max = -1, default = -2)]
+            offset: i32,
+            #[elicit(min = -0.5)]
+            ratio: f64,
+        }
+    });
+    assert!(!out.contains("compile_error"), "{out}");
+    assert!(out.contains("- 2i64") || out.contains("-2i64"), "{out}");
 }

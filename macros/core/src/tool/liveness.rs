@@ -1,4 +1,4 @@
-//! Backward may-liveness over the IR's statement-level control flow (lowering.md §4).
+//! Stage 3, liveness: backward may-liveness over the IR's statement-level control flow.
 //!
 //! `live_in = uses ∪ (live_out − defs − kills)`, with extra edges for jumps to opened loops
 //! and a fixpoint per opened loop. The carried set of an ask site is `live_in` of its resume
@@ -6,9 +6,29 @@
 
 use super::ir::*;
 
-/// Fills every live set of the IR; returns what is live on entry (parameters only).
-pub fn analyse(body: &mut Body) -> Live {
-    frame_live(body, ROOT)
+/// Fills every live set of the IR (what is live on entry, parameters only, is the root
+/// frame's `live_in`).
+pub fn analyse(body: &mut Body) {
+    frame_live(body, ROOT);
+    hidden_bindings(body);
+}
+
+/// What each statement's pattern and each frame's start bindings hide by name while it is still
+/// live: codegen parks those before the new binding shadows them.
+fn hidden_bindings(body: &mut Body) {
+    for frame in 0..body.frames.len() {
+        if let Some((parent, index)) = body.frames[frame].parent {
+            let scope = body.in_scope(parent, index);
+            let f = &body.frames[frame];
+            body.frames[frame].hides = body.hidden_by(&f.start, &scope, &f.live_in);
+        }
+        for index in 0..body.frames[frame].stmts.len() {
+            let scope = body.in_scope(frame, index);
+            let node = &body.frames[frame].stmts[index];
+            body.frames[frame].stmts[index].hides =
+                body.hidden_by(&node.defs, &scope, &node.live_out);
+        }
+    }
 }
 
 /// Live on entry to the code of `frame`, given the join/head sets its exit refers to.

@@ -3,7 +3,8 @@
 use syn::visit::{self, Visit};
 
 use super::ask::{is_ask, tokens_mention_ask};
-use super::errors::Errors;
+use super::syntax::Syntax;
+use crate::errors::Errors;
 
 #[derive(Clone, Copy)]
 enum Context {
@@ -28,7 +29,7 @@ impl Finder<'_> {
     }
 }
 
-const BIND_FIRST: &str = "`ask!` can only be the whole initializer of a `let`, the whole right side of `x = ask!(..);`, or a statement of its own; bind the answer first: `let answer = ask!(key: ..);`, then use `answer`";
+const BIND_FIRST: &str = "`ask!` here comes after other code of its statement, and the lowering can only split a statement before the first thing it evaluates (`let x = ask!(..);`, `match ask!(..) { .. }`, `ask!(..)?`, `ask!(..).is_accept()`); bind the answer first: `let answer = ask!(key: ..);`, then use `answer`";
 
 impl<'ast> Visit<'ast> for Finder<'_> {
     fn visit_macro(&mut self, mac: &'ast syn::Macro) {
@@ -77,42 +78,13 @@ impl<'ast> Visit<'ast> for Finder<'_> {
     }
 }
 
-pub fn reject_in_expr(expr: &syn::Expr, errors: &mut Errors) -> bool {
+/// Reports every `ask!` inside `item` that the lowering cannot split there; whether any was found.
+pub fn reject_misplaced(item: &impl Syntax, errors: &mut Errors) -> bool {
     let mut finder = Finder {
         errors,
         context: Context::Plain,
         found: false,
     };
-    finder.visit_expr(expr);
-    finder.found
-}
-
-pub fn reject_in_stmt(stmt: &syn::Stmt, errors: &mut Errors) -> bool {
-    let mut finder = Finder {
-        errors,
-        context: Context::Plain,
-        found: false,
-    };
-    finder.visit_stmt(stmt);
-    finder.found
-}
-
-pub fn reject_in_pat(pat: &syn::Pat, errors: &mut Errors) -> bool {
-    let mut finder = Finder {
-        errors,
-        context: Context::Plain,
-        found: false,
-    };
-    finder.visit_pat(pat);
-    finder.found
-}
-
-pub fn reject_in_block(block: &syn::Block, errors: &mut Errors) -> bool {
-    let mut finder = Finder {
-        errors,
-        context: Context::Plain,
-        found: false,
-    };
-    finder.visit_block(block);
+    item.accept(&mut finder);
     finder.found
 }

@@ -37,7 +37,7 @@ pub struct Refilled {
 /// a refill would drop the changes the body made to it.
 pub fn refilled(method: &ImplItemFn, body: &Body) -> Vec<Refilled> {
     let moved = part_moved_roots(&method.block);
-    super::typed_params(method)
+    super::parse::typed_params(method)
         .zip(&body.param_args)
         .enumerate()
         .filter(|(_, (_, group))| {

@@ -7,20 +7,31 @@ pub struct PatBinding {
     pub by_ref: bool,
 }
 
-/// Every identifier a pattern binds, in source order.
+/// Every identifier a refutable pattern (a `match` arm, `if let`, `let .. else`) binds, in
+/// source order.
 ///
-/// A bare identifier starting with an upper-case letter (`None`, `Empty`) is read as a unit
-/// variant or constant, as rustc's naming conventions suggest, not as a binding.
+/// A bare identifier starting with an upper-case letter (`None`, `Empty`) is read there as a
+/// unit variant or constant, as rustc's naming conventions suggest, not as a binding.
 pub fn bound_idents(pat: &Pat) -> Vec<(Ident, PatBinding)> {
     let mut out = Vec::new();
-    collect(pat, &mut out);
+    collect(pat, false, &mut out);
     out
 }
 
-fn collect(pat: &Pat, out: &mut Vec<(Ident, PatBinding)>) {
+/// Every identifier an irrefutable pattern (a plain `let`, a `for`) binds: there a bare
+/// identifier is a new local whatever its case, since a variant would make it refutable.
+pub fn let_bound_idents(pat: &Pat) -> Vec<(Ident, PatBinding)> {
+    let mut out = Vec::new();
+    collect(pat, true, &mut out);
+    out
+}
+
+fn collect(pat: &Pat, irrefutable: bool, out: &mut Vec<(Ident, PatBinding)>) {
+    let recurse = |pat: &Pat, out: &mut Vec<(Ident, PatBinding)>| collect(pat, irrefutable, out);
     match pat {
         Pat::Ident(p) => {
-            let looks_like_constant = p.subpat.is_none()
+            let looks_like_constant = !irrefutable
+                && p.subpat.is_none()
                 && p.by_ref.is_none()
                 && p.mutability.is_none()
                 && p.ident.to_string().starts_with(|c: char| c.is_uppercase());
@@ -34,22 +45,22 @@ fn collect(pat: &Pat, out: &mut Vec<(Ident, PatBinding)>) {
                 ));
             }
             if let Some((_, sub)) = &p.subpat {
-                collect(sub, out);
+                recurse(sub, out);
             }
         }
-        Pat::Guard(g) => collect(&g.pat, out),
+        Pat::Guard(g) => recurse(&g.pat, out),
         Pat::Or(o) => {
             if let Some(first) = o.cases.first() {
-                collect(first, out);
+                recurse(first, out);
             }
         }
-        Pat::Paren(p) => collect(&p.pat, out),
-        Pat::Reference(r) => collect(&r.pat, out),
-        Pat::Slice(s) => s.elems.iter().for_each(|p| collect(p, out)),
-        Pat::Struct(s) => s.fields.iter().for_each(|f| collect(&f.pat, out)),
-        Pat::Tuple(t) => t.elems.iter().for_each(|p| collect(p, out)),
-        Pat::TupleStruct(t) => t.elems.iter().for_each(|p| collect(p, out)),
-        Pat::Type(t) => collect(&t.pat, out),
+        Pat::Paren(p) => recurse(&p.pat, out),
+        Pat::Reference(r) => recurse(&r.pat, out),
+        Pat::Slice(s) => s.elems.iter().for_each(|p| recurse(p, out)),
+        Pat::Struct(s) => s.fields.iter().for_each(|f| recurse(&f.pat, out)),
+        Pat::Tuple(t) => t.elems.iter().for_each(|p| recurse(p, out)),
+        Pat::TupleStruct(t) => t.elems.iter().for_each(|p| recurse(p, out)),
+        Pat::Type(t) => recurse(&t.pat, out),
         _ => {}
     }
 }

@@ -22,6 +22,8 @@ pub struct Rewriter<'a> {
     pub recorded: Vec<usize>,
     /// Labels of ask-free loops entered while walking; `None` for unlabelled ones.
     verbatim_loops: Vec<Option<String>>,
+    /// Names bound inside the statement around the point being visited, innermost last.
+    inner: Vec<Vec<String>>,
 }
 
 impl<'a> Rewriter<'a> {
@@ -36,6 +38,7 @@ impl<'a> Rewriter<'a> {
             jumps,
             recorded: Vec::new(),
             verbatim_loops: Vec::new(),
+            inner: Vec::new(),
         }
     }
 
@@ -61,12 +64,23 @@ impl<'a> Rewriter<'a> {
         }
     }
 
-    fn placeholder(&mut self, jump: Jump) -> Expr {
+    fn placeholder(&mut self, target: ConstructId, kind: JumpKind) -> Expr {
+        let jump = Jump {
+            target,
+            kind,
+            inner_names: self.inner.iter().flatten().cloned().collect(),
+        };
         let id = self.jumps.len();
         self.jumps.push(jump);
         self.recorded.push(id);
         let lit = proc_macro2::Literal::usize_unsuffixed(id);
         syn::parse_quote_spanned!(Span::call_site()=> __mrtr_jump!(#lit))
+    }
+
+    fn scoped(&mut self, names: Vec<String>, f: impl FnOnce(&mut Self)) {
+        self.inner.push(names);
+        f(self);
+        self.inner.pop();
     }
 
     fn in_loop(&mut self, label: Option<&syn::Label>, f: impl FnOnce(&mut Self)) {
@@ -87,7 +101,8 @@ impl VisitMut for Rewriter<'_> {
                 let value = ret.expr.take().map_or_else(|| quote!(()), |v| quote!(#v));
                 let r = self.ret;
                 let token = ret.return_token;
-                *expr = syn::parse_quote!(#token ::mrtr::__private::done::<#r>(#value));
+                let rt = crate::runtime();
+                *expr = syn::parse_quote!(#token #rt::done::<#r>(#value));
             }
             Expr::Break(brk) => {
                 if let Some(value) = &mut brk.expr {
@@ -95,18 +110,12 @@ impl VisitMut for Rewriter<'_> {
                 }
                 if let Some(target) = self.target(brk.label.as_ref()) {
                     let value = brk.expr.take().map(|v| *v);
-                    *expr = self.placeholder(Jump {
-                        target,
-                        kind: JumpKind::Break(value),
-                    });
+                    *expr = self.placeholder(target, JumpKind::Break(value));
                 }
             }
             Expr::Continue(cont) => {
                 if let Some(target) = self.target(cont.label.as_ref()) {
-                    *expr = self.placeholder(Jump {
-                        target,
-                        kind: JumpKind::Continue,
-                    });
+                    *expr = self.placeholder(target, JumpKind::Continue);
                 }
             }
             Expr::Loop(l) => {
@@ -121,12 +130,47 @@ impl VisitMut for Rewriter<'_> {
             Expr::ForLoop(f) => {
                 self.visit_expr_mut(&mut f.expr);
                 let label = f.label.clone();
-                self.in_loop(label.as_ref(), |this| this.visit_block_mut(&mut f.body));
+                let names = names_of(&f.pat);
+                self.in_loop(label.as_ref(), |this| {
+                    this.scoped(names, |this| this.visit_block_mut(&mut f.body))
+                });
+            }
+            Expr::If(e) if matches!(*e.cond, Expr::Let(_)) => {
+                self.visit_expr_mut(&mut e.cond);
+                let names = super::uses::let_bindings(&e.cond);
+                self.scoped(names, |this| this.visit_block_mut(&mut e.then_branch));
+                if let Some((_, otherwise)) = &mut e.else_branch {
+                    self.visit_expr_mut(otherwise);
+                }
             }
             Expr::Closure(_) | Expr::Async(_) => {}
             _ => visit_mut::visit_expr_mut(self, expr),
         }
     }
 
+    fn visit_block_mut(&mut self, block: &mut syn::Block) {
+        self.scoped(Vec::new(), |this| {
+            for stmt in &mut block.stmts {
+                this.visit_stmt_mut(stmt);
+                if let syn::Stmt::Local(local) = stmt {
+                    let names = names_of(&local.pat);
+                    this.inner.last_mut().expect("a block scope").extend(names);
+                }
+            }
+        });
+    }
+
+    fn visit_arm_mut(&mut self, arm: &mut syn::Arm) {
+        let names = names_of(&arm.pat);
+        self.scoped(names, |this| visit_mut::visit_arm_mut(this, arm));
+    }
+
     fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
+
+fn names_of(pat: &syn::Pat) -> Vec<String> {
+    super::patterns::bound_idents(pat)
+        .into_iter()
+        .map(|(i, _)| i.to_string())
+        .collect()
 }

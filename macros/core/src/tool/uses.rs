@@ -4,7 +4,7 @@
 //! another macro's tokens, or an inline format capture (`"{name}"`) in a string literal there.
 //! Bindings the syntax declares itself (inner `let`s, closure parameters, arm patterns) shadow
 //! outer ones. When unsure, this counts a use: carrying too much costs bytes, carrying too
-//! little can silently read a parameter of the same name (lowering.md §4).
+//! little can silently read a parameter of the same name.
 
 use proc_macro2::{TokenStream, TokenTree};
 use syn::visit::{self, Visit};

@@ -1,13 +1,13 @@
 //! Checks on what liveness decided to carry: a continuation holds only owned, serializable
 //! values, so borrows, closures and uninitialized locals are rejected before rustc sees them
-//! (its own errors for these are correct but cryptic; lowering.md §5.2, §8).
+//! (its own errors for these are correct but name the generated code, not the fix).
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use syn::Expr;
 
-use super::errors::Errors;
 use super::ir::*;
+use crate::errors::Errors;
 
 const BORROWING_METHODS: &[&str] = &[
     "as_str",
@@ -43,7 +43,13 @@ const BORROWING_METHODS: &[&str] = &[
     "peek",
 ];
 
-pub fn check(body: &Body, errors: &mut Errors) {
+/// Every check on what liveness decided; errors go to `errors`.
+pub fn check(body: &Body, handler: &syn::Ident, errors: &mut Errors) {
+    check_carried(body, errors);
+    check_carried_count(body, handler, errors);
+}
+
+fn check_carried(body: &Body, errors: &mut Errors) {
     // The first ask each binding is carried across, for the messages.
     let mut carried: BTreeMap<BindingId, SiteId> = BTreeMap::new();
     for (site, s) in body.sites.iter().enumerate() {
@@ -72,17 +78,28 @@ pub fn check(body: &Body, errors: &mut Errors) {
             errors.at(name, format!("`{name}` is declared without a value and used after `ask!({key}: ..)`; give it a value at its `let`, so it can be carried across the ask"));
         } else if binding.by_ref {
             errors.at(name, format!("`{name}` is a `ref` binding used after `ask!({key}: ..)`; a continuation carries only owned values: bind it by value (clone it if needed), or borrow again after the ask"));
-        } else if let Some(init) = &binding.init {
+        } else if let Some(init) = &binding.init
+            && !annotated_owned(binding)
+        {
             if let Some((what, plural)) = closure_like(init) {
                 errors.at(
                     name,
                     format!("`{name}` is {what} and is used after `ask!({key}: ..)`; {plural} cannot be carried in a continuation: define it after the ask"),
                 );
             } else if let Some(how) = borrows(init) {
-                errors.at(name, format!("`{name}` borrows ({how}) and is used after `ask!({key}: ..)`; a continuation carries only owned values: make it owned (`.to_owned()`, `.clone()`, `.to_string()`), or borrow again after the ask"));
+                errors.at(name, format!("`{name}` borrows ({how}) and is used after `ask!({key}: ..)`; a continuation carries only owned values: make it owned (`.to_owned()`, `.clone()`, `.to_string()`), or borrow again after the ask; if the value is already owned, write its type on the `let` (`let {name}: T = ..;`)"));
             }
         }
     }
+}
+
+/// `let x: T = ..;` with a `T` that is not a reference: the method-name guess in [`borrows`]
+/// gives way, and rustc checks that `T` can be carried.
+fn annotated_owned(binding: &Binding) -> bool {
+    binding
+        .ty
+        .as_ref()
+        .is_some_and(|ty| !matches!(ty, syn::Type::Reference(_)))
 }
 
 fn closure_like(init: &Expr) -> Option<(&'static str, &'static str)> {
@@ -110,13 +127,8 @@ fn borrows(init: &Expr) -> Option<String> {
 }
 
 /// A step selects the slots it saves with a 64-bit mask (`StepInfo::mask`).
-pub fn check_carried_count(body: &Body, handler: &syn::Ident, errors: &mut Errors) {
-    let carried: BTreeSet<BindingId> = body
-        .sites
-        .iter()
-        .flat_map(|s| s.live.iter().copied())
-        .filter(|&b| body.bindings[b].is_serialized())
-        .collect();
+fn check_carried_count(body: &Body, handler: &syn::Ident, errors: &mut Errors) {
+    let carried: BTreeSet<BindingId> = body.sites.iter().flat_map(|s| body.carried_at(s)).collect();
     if carried.len() > 64 {
         errors.at(
             handler,

@@ -8,7 +8,7 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use mrtr_tests::harness::{self, Caps, Effects, Era, ScriptedClient, TestServer, connect};
+use mrtr::testing::{self as harness, Caps, Effects, Era, ScriptedClient, TestServer, connect};
 use rmcp::model::CallToolResponse;
 use rmcp::service::ServiceError;
 use serde_json::{Map, Value, json};

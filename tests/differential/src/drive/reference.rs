@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use mrtr::Answer;
-use mrtr_tests::harness::{Effects, text_of};
+use mrtr::testing::{Effects, text_of};
 
 use crate::program::script::{self, Reply, Script};
 

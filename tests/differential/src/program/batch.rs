@@ -78,7 +78,7 @@ const PRELUDE: &str = r#"use mrtr::{ask, mrtr_tool};
 use mrtr_differential::drive::vocab::*;
 use mrtr_differential::drive::{Case, Reference};
 use mrtr_differential::program::ast::Form;
-use mrtr_tests::harness::{Effects, TEST_KEY, TestServer, runtime_with};
+use mrtr::testing::{Effects, TEST_KEY, TestServer, runtime_with};
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::{tool, tool_router};
 

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# The flow benchmark, in one run: complete deploy_service, summarize_incidents and
+# staged_rollout flows from one load generator (32 kept-alive connections) against
+#   - the mrtr example (examples/deploy_service),
+#   - the same tools written by hand on plain rmcp 3.11 (bench/flows/src/baseline.rs),
+#   - the python-sdk 2.3 and TypeScript SDK 2.4 reference servers (bench/flows/servers/),
+# then the same flows on legacy sessions (live elicitation) against the mrtr example and the
+# legacy original. Prints the table and writes bench/flows/flows.svg.
+#
+#   bash bench/flows/run.sh                 # the measured run (release build), ~2 minutes
+#   bash bench/flows/run.sh --smoke         # what CI runs: debug build, a few seconds a server,
+#                                           # fails unless every server completed flows, 0 errors
+#   bash bench/flows/run.sh --seconds 10    # more flags go to the load generator (src/bin/flows.rs)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+SMOKE=0
+if [[ "${1:-}" == "--smoke" ]]; then
+    SMOKE=1
+    shift
+fi
+
+. scripts/setup-tools.sh
+# The TypeScript server resolves its packages from a node_modules beside it.
+ln -sfn "$TS_SERVER_NODE_MODULES" bench/flows/servers/node_modules
+
+if ((SMOKE)); then
+    TARGET=target/debug
+    RUN=(--connections 4 --seconds 2 --passes 1 --warmup 0.5 --smoke)
+    # The whole workspace, as `cargo test --workspace` built it: the same features, so after the
+    # tests this only links the two binaries.
+    cargo build --workspace --examples --bins
+else
+    TARGET=target/release
+    RUN=(--connections 32 --seconds 5 --passes 3 --warmup 1 --chart bench/flows/flows.svg)
+    cargo build --release -p mrtr-examples --example deploy_service --example legacy_deploy_service
+    cargo build --release -p mrtr-flows --bins
+fi
+
+# The example logs at warn here, as the SDK servers do: per-request logging is not what is measured.
+export RUST_LOG=warn
+exec "$TARGET/flows" "${RUN[@]}" \
+    --server "mrtr example=$TARGET/examples/deploy_service --http {addr}" \
+    --server "rmcp by hand=$TARGET/rmcp_baseline --http {addr}" \
+    --server "python-sdk 2.3=$INTEROP_PYTHON bench/flows/servers/python_server.py {port}" \
+    --server "TypeScript SDK 2.4=$NODE22/node bench/flows/servers/ts_server.ts {port}" \
+    --legacy "mrtr example=$TARGET/examples/deploy_service --http {addr}" \
+    --legacy "rmcp legacy original=$TARGET/examples/legacy_deploy_service --http {addr}" \
+    "$@"

@@ -1,0 +1,141 @@
+//! The flow benchmark's load generator. `bash bench/flows/run.sh` builds the servers and calls
+//! it; run it yourself as
+//!
+//! ```text
+//! flows [--connections 32] [--seconds 5] [--passes 3] [--warmup 1] [--chart PATH] [--smoke]
+//!       --server 'LABEL=COMMAND ARGS..' ..   (2026-07-28 flows; `{addr}`/`{port}` are filled in)
+//!       --legacy 'LABEL=COMMAND ARGS..' ..   (the same flows on legacy sessions)
+//! ```
+//!
+//! Every server is started at once on its own port and driven in turn, pass after pass
+//! (alternating the order), so slow drift on a shared machine lands on all of them. The first
+//! server of each era is the one the ratio column compares against (put mrtr first).
+//! `--smoke` fails unless every server completed flows and none failed.
+
+use std::time::Duration;
+
+use mrtr_flows::load::{Era, drive};
+use mrtr_flows::report::{Measured, chart, table};
+use mrtr_flows::server::{Server, ServerSpec};
+
+struct Options {
+    connections: usize,
+    seconds: f64,
+    passes: usize,
+    warmup: f64,
+    chart: Option<String>,
+    smoke: bool,
+    servers: Vec<(ServerSpec, Era)>,
+}
+
+fn parse(mut args: impl Iterator<Item = String>) -> Result<Options, String> {
+    let mut options = Options {
+        connections: 32,
+        seconds: 5.0,
+        passes: 3,
+        warmup: 1.0,
+        chart: None,
+        smoke: false,
+        servers: Vec::new(),
+    };
+    while let Some(flag) = args.next() {
+        let mut value = || args.next().ok_or(format!("{flag} needs a value"));
+        let number = |text: String| text.parse::<f64>().map_err(|e| format!("{flag}: {e}"));
+        match flag.as_str() {
+            "--connections" => options.connections = number(value()?)? as usize,
+            "--seconds" => options.seconds = number(value()?)?,
+            "--passes" => options.passes = number(value()?)? as usize,
+            "--warmup" => options.warmup = number(value()?)?,
+            "--chart" => options.chart = Some(value()?),
+            "--smoke" => options.smoke = true,
+            "--server" => options
+                .servers
+                .push((ServerSpec::parse(&value()?)?, Era::Modern)),
+            "--legacy" => options
+                .servers
+                .push((ServerSpec::parse(&value()?)?, Era::Legacy)),
+            other => return Err(format!("unknown flag {other}")),
+        }
+    }
+    if options.servers.is_empty() {
+        return Err("no --server or --legacy given".into());
+    }
+    Ok(options)
+}
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let options = parse(std::env::args().skip(1))?;
+    let mut servers = Vec::new();
+    for (spec, era) in &options.servers {
+        eprintln!(
+            "flows: starting {} ({})",
+            spec.label,
+            spec.command.join(" ")
+        );
+        servers.push((Server::start(spec, Duration::from_secs(60))?, *era));
+    }
+    let segment = Duration::from_secs_f64(options.seconds);
+    let warmup = Duration::from_secs_f64(options.warmup);
+    for (server, era) in &servers {
+        drive(&server.url, *era, options.connections, warmup).await;
+    }
+    let mut results: Vec<Measured> = servers
+        .iter()
+        .map(|(server, era)| Measured::new(&server.label, *era))
+        .collect();
+    for pass in 0..options.passes {
+        let mut order: Vec<usize> = (0..servers.len()).collect();
+        if pass % 2 == 1 {
+            order.reverse();
+        }
+        for index in order {
+            let (server, era) = &servers[index];
+            let before = server.cpu()?;
+            let measured = drive(&server.url, *era, options.connections, segment).await;
+            let cpu = server.cpu()?.saturating_sub(before);
+            eprintln!(
+                "flows: pass {}/{}: {}: {} flows, {} errors",
+                pass + 1,
+                options.passes,
+                server.label,
+                measured.flows,
+                measured.errors
+            );
+            results[index].add(measured, cpu);
+        }
+    }
+    println!(
+        "{} connections, {} passes of {:.1} s per server, flows: deploy_service (2 rounds), \
+         summarize_incidents (2 rounds), staged_rollout (5 rounds) in turn\n",
+        options.connections, options.passes, options.seconds
+    );
+    println!("{}", table(&mut results));
+    let mut failed = false;
+    for ((server, _), result) in servers.iter().zip(&results) {
+        for error in &result.first_errors {
+            println!("{}: {error}", result.label);
+        }
+        if result.flows == 0 || result.errors > 0 {
+            failed = true;
+            let log = server.stderr();
+            let tail: Vec<&str> = log.lines().rev().take(10).collect();
+            eprintln!("{}: server log tail:", result.label);
+            for line in tail.iter().rev() {
+                eprintln!("  {line}");
+            }
+        }
+    }
+    if let Some(path) = &options.chart {
+        let title = format!(
+            "Complete MCP flows, {} connections, one run on this machine",
+            options.connections
+        );
+        std::fs::write(path, chart(&results, &title))?;
+        println!("chart written to {path}");
+    }
+    if options.smoke && failed {
+        return Err("smoke: a server completed no flows or had errors".into());
+    }
+    Ok(())
+}

@@ -1,0 +1,13 @@
+//! The flow benchmark (`bash bench/flows/run.sh`): one load generator drives complete
+//! multi-round MCP flows against several servers of the same tools, in one run, and reports
+//! flows/s, round latency and server CPU per flow. The workspace README's "Flow benchmark"
+//! section has the command and the last measured table.
+
+pub mod baseline;
+pub mod flows;
+pub mod legacy;
+pub mod load;
+pub mod modern;
+pub mod report;
+pub mod server;
+pub mod wire;

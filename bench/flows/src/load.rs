@@ -1,0 +1,112 @@
+//! The load generator: `connections` workers, each on its own kept-alive connection, cycling
+//! through the flows for a fixed time against one server.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use crate::flows::FLOWS;
+use crate::legacy::Session;
+
+/// Which protocol era the flows speak.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Era {
+    /// 2026-07-28: `input_required` rounds with sealed `requestState`.
+    Modern,
+    /// A 2025-11-25 session: live server-to-client requests on the call's stream.
+    Legacy,
+}
+
+/// What one timed segment against one server produced.
+#[derive(Default)]
+pub struct Segment {
+    pub flows: u64,
+    pub errors: u64,
+    /// The first few error messages, for the report.
+    pub first_errors: Vec<String>,
+    /// Every round's latency, microseconds.
+    pub rounds: Vec<u32>,
+    pub elapsed: Duration,
+}
+
+/// Drives `url` for `duration` with `connections` workers.
+pub async fn drive(url: &str, era: Era, connections: usize, duration: Duration) -> Segment {
+    let url: Arc<str> = url.into();
+    let started = Instant::now();
+    let deadline = started + duration;
+    let workers: Vec<_> = (0..connections)
+        .map(|worker| tokio::spawn(work(url.clone(), era, worker, deadline)))
+        .collect();
+    let mut total = Segment::default();
+    for worker in workers {
+        let segment = worker.await.unwrap_or_else(|panic| Segment {
+            errors: 1,
+            first_errors: vec![format!("a worker panicked: {panic}")],
+            ..Segment::default()
+        });
+        total.flows += segment.flows;
+        total.errors += segment.errors;
+        total.rounds.extend(segment.rounds);
+        for error in segment.first_errors {
+            if total.first_errors.len() < 3 {
+                total.first_errors.push(error);
+            }
+        }
+    }
+    total.elapsed = started.elapsed();
+    total
+}
+
+/// One worker: one client whose pool keeps its connection alive (a legacy worker needs a
+/// second one to post answers while the call's stream is open).
+async fn work(url: Arc<str>, era: Era, worker: usize, deadline: Instant) -> Segment {
+    let mut segment = Segment::default();
+    let client = match reqwest::Client::builder()
+        .tcp_nodelay(true)
+        .pool_max_idle_per_host(2)
+        .build()
+    {
+        Ok(client) => client,
+        Err(error) => return failed(segment, error.to_string()),
+    };
+    let session = match era {
+        Era::Modern => None,
+        Era::Legacy => match Session::open(&client, &url).await {
+            Ok(session) => Some(session),
+            Err(error) => return failed(segment, error),
+        },
+    };
+    let mut next_id = 0;
+    // Workers start at different flows so the mix is even at any moment.
+    let mut turn = worker;
+    while Instant::now() < deadline {
+        let flow = &FLOWS[turn % FLOWS.len()];
+        turn += 1;
+        let outcome = match &session {
+            None => {
+                crate::modern::run(&client, &url, flow, &mut next_id, &mut segment.rounds).await
+            }
+            Some(session) => {
+                session
+                    .run(&client, &url, flow, &mut next_id, &mut segment.rounds)
+                    .await
+            }
+        };
+        match outcome {
+            Ok(()) => segment.flows += 1,
+            Err(error) => {
+                segment = failed(segment, error);
+                // A server that fails fast must not spin the load generator.
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+        }
+    }
+    segment
+}
+
+fn failed(mut segment: Segment, error: String) -> Segment {
+    segment.errors += 1;
+    if segment.first_errors.len() < 3 {
+        segment.first_errors.push(error);
+    }
+    segment
+}

@@ -1,0 +1,232 @@
+//! What a run found for each server, as a markdown table (printed) and an SVG chart.
+
+use std::fmt::Write as _;
+use std::time::Duration;
+
+use crate::load::{Era, Segment};
+
+/// Everything measured for one server over all passes.
+pub struct Measured {
+    pub label: String,
+    pub era: Era,
+    pub flows: u64,
+    pub errors: u64,
+    pub first_errors: Vec<String>,
+    pub rounds: Vec<u32>,
+    pub elapsed: Duration,
+    pub cpu: Duration,
+    /// flows/s of each pass, for the spread.
+    pub per_pass: Vec<f64>,
+}
+
+impl Measured {
+    pub fn new(label: &str, era: Era) -> Self {
+        Self {
+            label: label.to_owned(),
+            era,
+            flows: 0,
+            errors: 0,
+            first_errors: Vec::new(),
+            rounds: Vec::new(),
+            elapsed: Duration::ZERO,
+            cpu: Duration::ZERO,
+            per_pass: Vec::new(),
+        }
+    }
+
+    /// Adds one pass: the load generator's segment and the server CPU spent during it.
+    pub fn add(&mut self, segment: Segment, cpu: Duration) {
+        self.per_pass
+            .push(segment.flows as f64 / segment.elapsed.as_secs_f64());
+        self.flows += segment.flows;
+        self.errors += segment.errors;
+        self.rounds.extend(segment.rounds);
+        self.elapsed += segment.elapsed;
+        self.cpu += cpu;
+        for error in segment.first_errors {
+            if self.first_errors.len() < 3 {
+                self.first_errors.push(error);
+            }
+        }
+    }
+
+    pub fn flows_per_second(&self) -> f64 {
+        self.flows as f64 / self.elapsed.as_secs_f64().max(f64::MIN_POSITIVE)
+    }
+
+    /// Server CPU per complete flow, microseconds.
+    pub fn cpu_per_flow_us(&self) -> f64 {
+        self.cpu.as_secs_f64() * 1e6 / self.flows.max(1) as f64
+    }
+
+    /// A round-latency percentile, milliseconds.
+    pub fn percentile_ms(&mut self, p: f64) -> f64 {
+        if self.rounds.is_empty() {
+            return f64::NAN;
+        }
+        self.rounds.sort_unstable();
+        let index = ((self.rounds.len() - 1) as f64 * p).round() as usize;
+        f64::from(self.rounds[index]) / 1000.0
+    }
+
+    fn spread(&self) -> (f64, f64) {
+        let min = self.per_pass.iter().copied().fold(f64::INFINITY, f64::min);
+        let max = self.per_pass.iter().copied().fold(0.0, f64::max);
+        (min, max)
+    }
+}
+
+/// The markdown table: one row per server; ratios against the first server of the same era.
+pub fn table(results: &mut [Measured]) -> String {
+    let mut out = String::new();
+    out.push_str("| server | era | flows/s | spread over passes | round p50 | round p99 | server CPU per flow | mrtr ÷ this (flows/s) | errors |\n");
+    out.push_str("|---|---|---|---|---|---|---|---|---|\n");
+    let reference: Vec<(Era, f64)> = first_of_each_era(results);
+    for result in results.iter_mut() {
+        let (p50, p99) = (result.percentile_ms(0.50), result.percentile_ms(0.99));
+        let (low, high) = result.spread();
+        let ratio = reference
+            .iter()
+            .find(|(era, _)| *era == result.era)
+            .map(|(_, flows)| flows / result.flows_per_second().max(f64::MIN_POSITIVE))
+            .unwrap_or(f64::NAN);
+        let _ = writeln!(
+            out,
+            "| {} | {} | {:.0} | {:.0}–{:.0} | {:.2} ms | {:.2} ms | {:.0} µs | {:.2}× | {} |",
+            result.label,
+            era_name(result.era),
+            result.flows_per_second(),
+            low,
+            high,
+            p50,
+            p99,
+            result.cpu_per_flow_us(),
+            ratio,
+            result.errors,
+        );
+    }
+    out
+}
+
+fn first_of_each_era(results: &[Measured]) -> Vec<(Era, f64)> {
+    let mut seen: Vec<(Era, f64)> = Vec::new();
+    for result in results {
+        if !seen.iter().any(|(era, _)| *era == result.era) {
+            seen.push((result.era, result.flows_per_second()));
+        }
+    }
+    seen
+}
+
+pub fn era_name(era: Era) -> &'static str {
+    match era {
+        Era::Modern => "2026-07-28",
+        Era::Legacy => "legacy session",
+    }
+}
+
+/// One bar: its value and, for flows/s, the spread over passes.
+type Bar = (f64, Option<(f64, f64)>);
+
+/// A chart panel: its caption and what it plots for a server.
+type Panel = (&'static str, fn(&Measured) -> Bar);
+
+/// Two horizontal bar panels: flows/s (with the spread over passes) and server CPU per flow.
+pub fn chart(results: &[Measured], title: &str) -> String {
+    const WIDTH: f64 = 760.0;
+    const LABEL: f64 = 250.0;
+    const BAR: f64 = 22.0;
+    const GAP: f64 = 10.0;
+    let rows = results.len() as f64;
+    let panel_height = rows * (BAR + GAP) + 40.0;
+    let height = 50.0 + 2.0 * panel_height;
+    let mut svg = String::new();
+    let _ = writeln!(
+        svg,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height}" viewBox="0 0 {WIDTH} {height}" font-family="sans-serif" font-size="13">"#
+    );
+    let _ = writeln!(svg, r#"<rect width="100%" height="100%" fill="white"/>"#);
+    let _ = writeln!(
+        svg,
+        r#"<text x="10" y="24" font-size="15" font-weight="bold">{}</text>"#,
+        escape(title)
+    );
+    let panels: [Panel; 2] = [
+        (
+            "complete flows per second (higher is better; whisker: spread over passes)",
+            |m| (m.flows_per_second(), Some(m.spread())),
+        ),
+        ("server CPU per flow, µs (lower is better)", |m| {
+            (m.cpu_per_flow_us(), None)
+        }),
+    ];
+    for (index, (caption, value)) in panels.iter().enumerate() {
+        let top = 50.0 + index as f64 * panel_height;
+        let _ = writeln!(
+            svg,
+            r#"<text x="10" y="{}" font-weight="bold">{}</text>"#,
+            top + 14.0,
+            escape(caption)
+        );
+        let values: Vec<Bar> = results.iter().map(value).collect();
+        let max = values
+            .iter()
+            .map(|(v, spread)| spread.map_or(*v, |(_, high)| high.max(*v)))
+            .fold(1.0, f64::max);
+        let scale = (WIDTH - LABEL - 90.0) / max;
+        for (row, (result, (value, spread))) in results.iter().zip(&values).enumerate() {
+            let y = top + 26.0 + row as f64 * (BAR + GAP);
+            let colour = colour(&result.label);
+            let _ = writeln!(
+                svg,
+                r#"<text x="{}" y="{}" text-anchor="end">{} ({})</text>"#,
+                LABEL - 8.0,
+                y + BAR * 0.7,
+                escape(&result.label),
+                era_name(result.era)
+            );
+            let _ = writeln!(
+                svg,
+                r#"<rect x="{LABEL}" y="{y}" width="{:.1}" height="{BAR}" fill="{colour}"/>"#,
+                value * scale
+            );
+            if let Some((low, high)) = spread {
+                let mid = y + BAR / 2.0;
+                let _ = writeln!(
+                    svg,
+                    r#"<line x1="{:.1}" y1="{mid}" x2="{:.1}" y2="{mid}" stroke="black"/>"#,
+                    LABEL + low * scale,
+                    LABEL + high * scale
+                );
+            }
+            let _ = writeln!(
+                svg,
+                r#"<text x="{:.1}" y="{}">{:.0}</text>"#,
+                LABEL + value.max(spread.map_or(0.0, |s| s.1)) * scale + 6.0,
+                y + BAR * 0.7,
+                value
+            );
+        }
+    }
+    svg.push_str("</svg>\n");
+    svg
+}
+
+fn colour(label: &str) -> &'static str {
+    let label = label.to_ascii_lowercase();
+    if label.contains("mrtr") {
+        "#d9480f"
+    } else if label.contains("rmcp") {
+        "#868e96"
+    } else if label.contains("python") {
+        "#1c7ed6"
+    } else {
+        "#2b8a3e"
+    }
+}
+
+fn escape(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}

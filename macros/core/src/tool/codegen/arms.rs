@@ -1,0 +1,155 @@
+//! The dispatch loop's arms: the start, each site's resume arm, each loop head and each join.
+
+use super::*;
+
+impl Gen<'_> {
+    pub(super) fn arm(&self, arm: Arm) -> TokenStream {
+        let pc = self.pc(arm);
+        let code = match arm {
+            Arm::Start => self.at_point(ROOT, 0, 0, &Live::new(), &self.plan.start_live, |held| {
+                self.run(ROOT, 0, held)
+            }),
+            Arm::Resume(site) => self.resume_arm(site),
+            Arm::Join(c) => {
+                let (frame, index) = self.plan.construct_at[c];
+                let construct = &self.body.constructs[c];
+                let node = &self.body.frames[frame].stmts[index];
+                let NodeKind::Opened { pat, diverge, .. } = &node.kind else {
+                    unreachable!()
+                };
+                let rt = rt();
+                self.at_point(
+                    frame,
+                    index,
+                    index + 1,
+                    &Live::new(),
+                    &construct.live_join,
+                    |mut held| {
+                        let bind = match pat {
+                            Some(pat) if construct.has_value => {
+                                let t = Self::transfer(c);
+                                let wire = format!(
+                                    "value of the `{}` at this join",
+                                    if construct.kind.is_loop() {
+                                        "loop"
+                                    } else {
+                                        "branch"
+                                    }
+                                );
+                                let value = attempt(quote!(#rt::out(&mut #t, #wire)));
+                                self.bind(pat, quote!(#value), diverge.as_ref(), node, &mut held)
+                            }
+                            _ => quote!(),
+                        };
+                        let rest = self.run(frame, index + 1, held);
+                        quote!(#bind #rest)
+                    },
+                )
+            }
+            Arm::Head(c) => self.head_arm(c),
+        };
+        quote!(#pc => { #code })
+    }
+
+    pub(super) fn head_arm(&self, c: ConstructId) -> TokenStream {
+        let construct = &self.body.constructs[c];
+        let (frame, _) = match &construct.kind {
+            ConstructKind::Loop { body, .. }
+            | ConstructKind::While { body, .. }
+            | ConstructKind::For { body, .. } => (*body, ()),
+            _ => unreachable!(),
+        };
+        self.at_point(frame, 0, 0, &Live::new(), &construct.live_head, |mut held| {
+            let start = &self.body.frames[frame].start;
+            let gate = match &construct.kind {
+                ConstructKind::For { pat, rest, .. } => {
+                    let exit = self.exit(c, None, &held);
+                    let rest = self.local(*rest);
+                    quote!(let ::core::option::Option::Some(#pat) = #rest.pop_front() else { #exit };)
+                }
+                ConstructKind::While { cond: Expr::Let(l), .. } => {
+                    let exit = self.exit(c, None, &held);
+                    let (prelude, cond) = self.fill_jumps((*l.expr).clone(), &held);
+                    let pat = &l.pat;
+                    quote!(#prelude let #pat = #cond else { #exit };)
+                }
+                ConstructKind::While { cond, .. } => {
+                    let exit = self.exit(c, None, &held);
+                    let (prelude, cond) = self.fill_jumps(cond.clone(), &held);
+                    quote!(#prelude if !(#cond) { #exit })
+                }
+                _ => quote!(),
+            };
+            held.extend(start.iter().copied());
+            let body = self.run(frame, 0, held);
+            quote!(#gate #body)
+        })
+    }
+
+    pub(super) fn resume_arm(&self, site: SiteId) -> TokenStream {
+        let s = &self.body.sites[site];
+        let (frame, index) = self.plan.site_at[site];
+        let node = &self.body.frames[frame].stmts[index];
+        let NodeKind::Ask {
+            pat,
+            diverge,
+            assign,
+            ..
+        } = &node.kind
+        else {
+            unreachable!()
+        };
+
+        let answers: Vec<Ident> = (0..s.keys.len())
+            .map(|i| format_ident!("__mrtr_a{}", i))
+            .collect();
+        let takes = s.keys.iter().zip(&answers).map(|(key, a)| {
+            let marker = Self::marker(&key.key);
+            let wire = self.key_at_resume(site, &key.key);
+            quote!(let #a = __mrtr_io.take(&#marker, #wire);)
+        });
+        let oks = answers
+            .iter()
+            .map(|a| quote!(::core::result::Result::Ok(#a)));
+        // A missing answer leaves the dispatch loop with the step's index: the code after the
+        // loop awaits a legacy client or seals the step, once for every step.
+        let decode = if let [key] = &s.keys[..] {
+            let marker = Self::marker(&key.key);
+            let wire = self.key_at_resume(site, &key.key);
+            quote! {
+                let ::core::result::Result::Ok(__mrtr_a0) = __mrtr_io.take(&#marker, #wire) else {
+                    break '__mrtr_dispatch #site;
+                };
+                __mrtr_io.settle();
+            }
+        } else {
+            quote! {
+                #(#takes)*
+                let (#(#oks,)*) = (#(#answers,)*) else {
+                    break '__mrtr_dispatch #site;
+                };
+                __mrtr_io.settle();
+            }
+        };
+        let answer = if answers.len() == 1 {
+            quote!(__mrtr_a0)
+        } else {
+            quote!((#(#answers),*))
+        };
+        let rest = self.at_point(frame, index, index + 1, &node.kills, &s.live, |mut held| {
+            let bind = match (pat, assign) {
+                (Some(pat), _) => self.bind(pat, answer, diverge.as_ref(), node, &mut held),
+                (None, Some(b)) => {
+                    held.insert(*b);
+                    let local = self.local(*b);
+                    let witness = self.type_witness(*b);
+                    quote!(#local = #answer; #witness)
+                }
+                (None, None) => quote!(let _ = #answer;),
+            };
+            let rest = self.run(frame, index + 1, held);
+            quote!(#bind #rest)
+        });
+        quote!(#decode #rest)
+    }
+}

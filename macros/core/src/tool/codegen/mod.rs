@@ -1,0 +1,264 @@
+//! Emits the lowered body from the IR and the plan: hoisted slots, the resume prologue, and the
+//! `'__mrtr_dispatch: loop { match pc { .. } }` with one arm per resume point, join, loop head
+//! and loop exit. Nothing here re-analyses syntax: what is live, where each arm starts and which
+//! jumps leave which loop were decided before.
+//!
+//! The generated code is kept lean on purpose: it is compiled once per handler, so saving and
+//! restoring a step is one runtime call over the slot tuple (`Io::restore`, `Io::suspend`), and
+//! the one `.await` the machine adds (the legacy client round) sits outside the dispatch loop.
+
+use std::collections::BTreeSet;
+
+use proc_macro2::{Ident, Span, TokenStream};
+use quote::{format_ident, quote, quote_spanned};
+use syn::{Expr, Type};
+
+use super::ir::*;
+use super::parse::Handler;
+use super::plan::{Arm, Plan};
+
+mod arms;
+mod flow;
+mod jumps;
+mod slots;
+mod steps;
+
+pub struct Gen<'a> {
+    pub body: &'a Body,
+    pub plan: &'a Plan,
+    /// The handler's written return type.
+    pub ret: &'a Type,
+    pub fn_name: &'a Ident,
+    /// `#[tool(local)]`: the handler's future need not be `Send`.
+    pub local: bool,
+}
+
+impl<'a> Gen<'a> {
+    pub fn new(body: &'a Body, plan: &'a Plan, handler: &'a Handler<'a>) -> Self {
+        Gen {
+            body,
+            plan,
+            ret: &handler.ret,
+            fn_name: &handler.method.sig.ident,
+            local: handler.local,
+        }
+    }
+}
+
+type Held = BTreeSet<BindingId>;
+
+fn rt() -> TokenStream {
+    crate::runtime()
+}
+
+/// Unwraps a runtime `Result` through the runtime's `mrtr_try!`: the runtime's errors end
+/// the round as a JSON-RPC error whatever the user's error type is, so `?` cannot be used.
+fn attempt(expr: TokenStream) -> TokenStream {
+    let rt = rt();
+    quote!(#rt::mrtr_try!(#expr))
+}
+
+impl Gen<'_> {
+    pub(super) fn binding(&self, b: BindingId) -> &Binding {
+        &self.body.bindings[b]
+    }
+    pub(super) fn local(&self, b: BindingId) -> Ident {
+        self.binding(b).ident.clone()
+    }
+    /// The request builders, in scope around each request so that `elicit::<T>(..)` needs no
+    /// import.
+    pub(super) fn requests(span: Span) -> TokenStream {
+        let rt = crate::runtime_at(span);
+        quote_spanned!(span=> #rt::requests)
+    }
+    pub(super) fn transfer(c: ConstructId) -> Ident {
+        format_ident!("__mrtr_t{}", c)
+    }
+    pub(super) fn marker(key: &Ident) -> Ident {
+        format_ident!("__mrtr_m_{}", key)
+    }
+    /// The program counter's value for an arm: its index, as a literal (a named constant or an
+    /// enum per arm would be more items for rustc to check, in every handler).
+    pub(super) fn pc(&self, arm: Arm) -> TokenStream {
+        let index = self
+            .plan
+            .arms
+            .iter()
+            .position(|a| a == &arm)
+            .expect("every arm is planned") as u32;
+        quote!(#index)
+    }
+    pub(super) fn goto(&self, arm: Arm) -> TokenStream {
+        let pc = self.pc(arm);
+        quote! {
+            __mrtr_pc = #pc;
+            continue '__mrtr_dispatch;
+        }
+    }
+    /// The whole lowered body; `open` is the expression that opens the round (`Io`).
+    pub fn body_tokens(&self, open: TokenStream) -> TokenStream {
+        let items = &self.body.items;
+        let open = attempt(open);
+        let (sources, slots) = (self.refill_sources(), self.slot_decls());
+        let carried = self.carried_tuple();
+        let transfers = self.transfer_decls();
+        let markers = self.body.sites.iter().flat_map(|s| &s.keys).map(|k| {
+            let m = Self::marker(&k.key);
+            quote!(let mut #m = ::core::marker::PhantomData;)
+        });
+        let witnesses = self.plan.typed_by_ask.iter().map(|b| {
+            let witness = format_ident!("__mrtr_ty_{}", b);
+            quote!(let mut #witness = ::core::marker::PhantomData;)
+        });
+        let dispatch = self.dispatch();
+        quote! {
+            #(#items)*
+            let mut __mrtr_io = #open;
+            #(#sources)*
+            #(#slots)*
+            let mut __mrtr_c = #carried;
+            #(#transfers)*
+            #(#markers)*
+            #(#witnesses)*
+            #dispatch
+        }
+    }
+
+    /// The dispatch loop: one arm per program counter value, left with a step's index when an
+    /// answer is missing; then the legacy client is asked and the loop goes on, or the round
+    /// suspends at that step.
+    fn dispatch(&self) -> TokenStream {
+        let rt = rt();
+        let start = self.pc(Arm::Start);
+        let restore = attempt(quote!(__mrtr_io.restore(&mut __mrtr_c, #start)));
+        let arms = self.plan.arms.iter().map(|&arm| self.arm(arm));
+        let no_arm =
+            quote!(_ => return ::core::result::Result::Ok(#rt::Flow::Fail(#rt::no_arm())),);
+        if self.body.sites.is_empty() {
+            // No `ask!`: the start arm only ends by returning, so there is nothing to loop over.
+            return quote! {
+                let __mrtr_pc: u32 = #restore;
+                match __mrtr_pc {
+                    #(#arms)*
+                    #no_arm
+                }
+            };
+        }
+        let ask_live = attempt(quote!(__mrtr_io.ask_live().await));
+        quote! {
+            let mut __mrtr_pc: u32 = #restore;
+            loop {
+                let __mrtr_step: usize = '__mrtr_dispatch: loop {
+                    match __mrtr_pc {
+                        #(#arms)*
+                        #no_arm
+                    }
+                };
+                if __mrtr_io.is_live() {
+                    #ask_live;
+                    __mrtr_pc = __mrtr_io.resume_pc(__mrtr_step);
+                    continue;
+                }
+                return ::core::result::Result::Ok(__mrtr_io.suspend(&mut __mrtr_c, __mrtr_step));
+            }
+        }
+    }
+
+    /// Hoisted slots of the bindings that cross an arm boundary but are never carried.
+    fn slot_decls(&self) -> Vec<TokenStream> {
+        self
+            .plan
+            .slotted
+            .iter()
+            .filter(|b| !self.plan.carried.contains(b))
+            .map(|&b| {
+                let binding = self.binding(b);
+                let slot = self.slot_local(b);
+                let span = binding.ident.span();
+                if binding.kind == BindingKind::Param {
+                    let local = self.local(b);
+                    quote_spanned!(span=> let mut #slot = ::core::option::Option::Some(#local);)
+                } else if let Some(ty) = &binding.ty {
+                    quote_spanned!(span=> let mut #slot: ::core::option::Option<#ty> = ::core::option::Option::None;)
+                } else {
+                    quote_spanned!(span=> let mut #slot = ::core::option::Option::None;)
+                }
+            })
+            .collect()
+    }
+
+    /// For each refilled parameter: the value rmcp extracted, for the first arm that binds it,
+    /// and a copy to clone for later arms (or, for `Parameters<T>`, nothing: it is decoded
+    /// again from the call's arguments).
+    fn refill_sources(&self) -> Vec<TokenStream> {
+        self.plan
+            .refilled
+            .iter()
+            .map(|r| {
+                let param = format_ident!("__mrtr_p{}", r.arg);
+                let source = format_ident!("__mrtr_src{}", r.arg);
+                let keep = (!r.from_arguments).then(|| {
+                    let kept = format_ident!("__mrtr_keep{}", r.arg);
+                    let span = syn::spanned::Spanned::span(&r.ty);
+                    quote_spanned!(span=> let #kept = ::core::clone::Clone::clone(&#param);)
+                });
+                quote!(#keep let mut #source = ::core::option::Option::Some(#param);)
+            })
+            .collect()
+    }
+
+    /// The carried slots, as a tuple (of tuples, past [`TUPLE`]); each made where its `Carry`
+    /// bound is checked, at the user's binding.
+    fn carried_tuple(&self) -> TokenStream {
+        let carried: Vec<TokenStream> = self
+            .plan
+            .carried
+            .iter()
+            .map(|&b| {
+                let binding = self.binding(b);
+                let span = binding.ident.span();
+                // Every token of the call carries the span.
+                let rt = crate::runtime_at(span);
+                match &binding.ty {
+                    Some(ty) => quote_spanned!(span=> #rt::slot::<#ty>()),
+                    None => quote_spanned!(span=> #rt::slot()),
+                }
+            })
+            .collect();
+        if carried.len() <= TUPLE {
+            quote!((#(#carried,)*))
+        } else {
+            let chunks = carried.chunks(TUPLE).map(|chunk| quote!((#(#chunk,)*)));
+            quote!((#(#chunks,)*))
+        }
+    }
+
+    /// Transfer slots: the values of opened constructs on their way to the join.
+    fn transfer_decls(&self) -> Vec<TokenStream> {
+        self.body
+            .constructs
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| c.has_value)
+            .map(|(i, _)| {
+                let t = Self::transfer(i);
+                let (frame, index) = self.plan.construct_at[i];
+                let span = match &self.body.frames[frame].stmts[index].kind {
+                    NodeKind::Opened { pat: Some(pat), .. } => syn::spanned::Spanned::span(pat),
+                    _ => Span::call_site(),
+                };
+                // rmcp boxes a handler's future as `Send` unless the tool is `local`.
+                let spanned = Ident::new(&t.to_string(), span);
+                let check = (!self.local).then(|| {
+                    let rt = crate::runtime_at(span);
+                    quote_spanned!(span=> #rt::transfer_slot(&#spanned);)
+                });
+                quote!(let mut #t = ::core::option::Option::None; #check)
+            })
+            .collect()
+    }
+}
+
+/// Carried slots per tuple: the runtime implements `Slots` for tuples up to this size; more are
+/// nested as a tuple of tuples.
+const TUPLE: usize = 12;

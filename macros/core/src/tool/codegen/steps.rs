@@ -1,0 +1,139 @@
+//! The facts of each resume step, as the step table, the docs and the continuation's layout
+//! fingerprint name them: keys, carried slots, program counters.
+
+use super::*;
+
+impl Gen<'_> {
+    /// The client capabilities the handler's `ask!` requests name, sorted: what its `Handler`
+    /// const lists.
+    pub fn capabilities(&self) -> Vec<&'static str> {
+        let mut capabilities: Vec<&str> = self
+            .body
+            .sites
+            .iter()
+            .flat_map(|s| &s.keys)
+            .filter_map(|k| k.capability)
+            .collect();
+        capabilities.sort_unstable();
+        capabilities.dedup();
+        capabilities
+    }
+
+    /// Bit `i` set for each carried slot `i` the step saves.
+    pub fn step_mask(&self, site: SiteId) -> u64 {
+        self.step_slots(site)
+            .into_iter()
+            .filter_map(|b| self.plan.carried.iter().position(|&c| c == b))
+            .fold(0, |mask, i| mask | (1 << i))
+    }
+
+    /// The program counter value of a site's resume arm.
+    pub fn resume_pc(&self, site: SiteId) -> u32 {
+        self.plan
+            .arms
+            .iter()
+            .position(|arm| matches!(arm, Arm::Resume(s) if *s == site))
+            .expect("every site has a resume arm") as u32
+    }
+
+    /// The serialized slots of a step, in their fixed order.
+    pub fn step_slots(&self, site: SiteId) -> Vec<BindingId> {
+        self.body.sites[site]
+            .live
+            .iter()
+            .copied()
+            .filter(|&b| self.binding(b).is_serialized())
+            .collect()
+    }
+
+    /// The wire key scheme of a site's key: `name`, `name#{}` or `name#{}.{}`.
+    pub fn key_scheme(&self, site: SiteId, key: &Ident) -> String {
+        let loops = self.body.sites[site].loops.len();
+        if loops == 0 {
+            key.to_string()
+        } else {
+            format!("{key}#{}", vec!["{}"; loops].join("."))
+        }
+    }
+
+    /// The wire key as documented: `name`, `name#{i0}`, `name#{i0}.{i1}`.
+    pub fn key_display(&self, site: SiteId, key: &Ident) -> String {
+        let loops = &self.body.sites[site].loops;
+        if loops.is_empty() {
+            return key.to_string();
+        }
+        let indices: Vec<String> = loops.iter().map(|c| format!("{{i{c}}}")).collect();
+        format!("{key}#{}", indices.join("."))
+    }
+
+    /// "asking `k`; carries `a`, `b`": one step, as the step table's docs and the step enum's
+    /// variants describe it.
+    pub fn step_summary(&self, site: SiteId) -> String {
+        let keys: Vec<String> = self.body.sites[site]
+            .keys
+            .iter()
+            .map(|k| format!("`{}`", self.key_display(site, &k.key)))
+            .collect();
+        let carried: Vec<String> = self
+            .step_slots(site)
+            .into_iter()
+            .map(|b| format!("`{}`", self.binding(b).wire))
+            .collect();
+        let carried = if carried.is_empty() {
+            "nothing".to_owned()
+        } else {
+            carried.join(", ")
+        };
+        format!("asking {}; carries {carried}", keys.join(", "))
+    }
+
+    pub fn layout(&self, site: SiteId) -> String {
+        let keys: Vec<String> = self.body.sites[site]
+            .keys
+            .iter()
+            .map(|k| self.key_display(site, &k.key))
+            .collect();
+        let slots: Vec<&str> = self
+            .step_slots(site)
+            .into_iter()
+            .map(|b| self.binding(b).wire.as_str())
+            .collect();
+        format!(
+            "::{}|{}|{}|{}",
+            self.fn_name,
+            self.body.sites[site].step,
+            keys.join(","),
+            slots.join(",")
+        )
+    }
+
+    /// The key expression at the ask site, where the loop counters are locals.
+    pub(super) fn key_at_ask(&self, site: SiteId, key: &Ident) -> TokenStream {
+        let scheme = self.key_scheme(site, key);
+        let loops = &self.body.sites[site].loops;
+        if loops.is_empty() {
+            return quote!(#scheme);
+        }
+        let counters = loops
+            .iter()
+            .map(|&c| self.local(self.body.constructs[c].kind.counter().expect("loop")));
+        quote!(::std::format!(#scheme, #(#counters),*))
+    }
+
+    /// The key expression in the resume arm, before anything is taken out of its slot.
+    pub(super) fn key_at_resume(&self, site: SiteId, key: &Ident) -> TokenStream {
+        let rt = rt();
+        let scheme = self.key_scheme(site, key);
+        let loops = &self.body.sites[site].loops;
+        if loops.is_empty() {
+            return quote!(#scheme);
+        }
+        let counters = loops.iter().map(|&c| {
+            let b = self.body.constructs[c].kind.counter().expect("loop");
+            let slot = self.carried_slot(b).expect("a loop index is carried");
+            let wire = &self.binding(b).wire;
+            attempt(quote!(#rt::counter(&#slot, #wire)))
+        });
+        quote!(&::std::format!(#scheme, #(#counters),*))
+    }
+}

@@ -1,0 +1,299 @@
+//! Stage 7, interface: the items rmcp, rustdoc and the runtime see. The method rmcp registers
+//! (same name, attributes and docs; a plain `fn` that boxes the lowered body and hands it to the
+//! runtime's response function), the hidden `async fn` holding the state machine, the
+//! handler's step table (`<NAME>_STEPS`) and its static facts (`<NAME>_HANDLER`).
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote, quote_spanned};
+use syn::{FnArg, ImplItemFn, Type};
+
+use super::codegen::Gen;
+use super::parse::{Handler, Kind, typed_params};
+
+/// `T` of a written `Json<T>` / `Result<Json<T>, E>`: rmcp derives the output schema from the
+/// return type it sees, which the rewrite hides, so it is passed explicitly.
+fn json_output(ret: &Type) -> Option<Type> {
+    let Type::Path(path) = ret else { return None };
+    let last = path.path.segments.last()?;
+    let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
+        return None;
+    };
+    let first = args.args.iter().find_map(|a| match a {
+        syn::GenericArgument::Type(t) => Some(t),
+        _ => None,
+    })?;
+    match last.ident.to_string().as_str() {
+        "Json" => Some(first.clone()),
+        "Result" => json_output(first),
+        _ => None,
+    }
+}
+
+/// The method's attributes for the registered `fn`: with `output_schema` added for a `Json<T>`
+/// return, which rmcp can no longer see once the signature is rewritten.
+fn forward_attrs(handler: &Handler<'_>) -> Vec<syn::Attribute> {
+    let mut attrs = handler.method.attrs.clone();
+    if handler.kind != Kind::Tool || handler.has_output_schema {
+        return attrs;
+    }
+    let Some(inner) = json_output(&handler.ret) else {
+        return attrs;
+    };
+    let rt = crate::runtime();
+    for attr in &mut attrs {
+        if attr
+            .path()
+            .segments
+            .last()
+            .is_none_or(|s| s.ident != "tool")
+        {
+            continue;
+        }
+        let existing = match &attr.meta {
+            syn::Meta::List(list) => list.tokens.clone(),
+            _ => TokenStream::new(),
+        };
+        let path = attr.path().clone();
+        let schema =
+            quote!(output_schema = #rt::rmcp::handler::server::tool::schema_for_output::<#inner>());
+        *attr = if existing.is_empty() {
+            syn::parse_quote!(#[#path(#schema)])
+        } else {
+            syn::parse_quote!(#[#path(#existing, #schema)])
+        };
+    }
+    attrs
+}
+
+/// Every item the attribute emits for one handler.
+pub fn emit(handler: &Handler<'_>, machine: &Gen<'_>) -> TokenStream {
+    let registered = registered_fn(handler);
+    let body = body_fn(handler, machine);
+    let tables = step_tables(handler, machine);
+    quote!(#registered #body #tables)
+}
+
+/// The registered method's name for the hidden `async fn` holding the machine.
+fn body_fn_name(method: &ImplItemFn) -> syn::Ident {
+    format_ident!("__mrtr_body_{}", method.sig.ident)
+}
+
+/// The call this kind of handler takes and the response type rmcp expects from the registered
+/// method; the runtime's `respond` turns the body's outcome into that response.
+fn request_kind(handler: &Handler<'_>) -> (TokenStream, TokenStream) {
+    let rt = crate::runtime();
+    match handler.kind {
+        Kind::Tool => (quote!(ToolCall), quote!(#rt::rmcp::model::CallToolResponse)),
+        Kind::Prompt => (quote!(PromptCall), quote!(#rt::PromptOutcome)),
+        Kind::Resource => (
+            quote!(ResourceCall),
+            quote!(#rt::rmcp::model::ReadResourceResponse),
+        ),
+    }
+}
+
+/// The future borrows `&self` like the `async fn` it replaces (rmcp does the same rewrite): the
+/// receiver as a parameter, as an argument, and the future's lifetime.
+fn receiver(method: &ImplItemFn) -> (TokenStream, TokenStream, TokenStream) {
+    let receiver = method.sig.inputs.iter().find_map(|arg| match arg {
+        FnArg::Receiver(r) => Some(r),
+        FnArg::Typed(_) => None,
+    });
+    match receiver {
+        Some(r) => {
+            let self_token = r.self_token;
+            let lifetime = match &r.kind {
+                syn::ReceiverKind::Reference(_, Some(lifetime), ..) => quote!(#lifetime),
+                syn::ReceiverKind::Reference(..) => quote!('_),
+                _ => quote!('static),
+            };
+            (quote!(#r,), quote!(#self_token,), lifetime)
+        }
+        None => (quote!(), quote!(), quote!('static)),
+    }
+}
+
+/// The boxed future type, `Send` unless the handler is `local`; short aliases, since rmcp's
+/// `#[tool]` parses this method again and every token counts.
+fn boxed(handler: &Handler<'_>, lifetime: &TokenStream, output: TokenStream) -> TokenStream {
+    let rt = crate::runtime();
+    let alias = if handler.local {
+        quote!(LocalBoxed)
+    } else {
+        quote!(Boxed)
+    };
+    quote!(#rt::#alias<#lifetime, #output>)
+}
+
+/// The plain `fn` rmcp registers: same name, attributes and parameters (plus the injected
+/// call), returning the boxed future rmcp's own `#[tool]` would have made of the `async fn`.
+fn registered_fn(handler: &Handler<'_>) -> TokenStream {
+    let rt = crate::runtime();
+    let method = handler.method;
+    let (name, vis, ret) = (&method.sig.ident, &method.vis, &handler.ret);
+    let body_fn = body_fn_name(method);
+    let (receiver_param, receiver_arg, lifetime) = receiver(method);
+    let (call_ty, response) = request_kind(handler);
+    let respond = if handler.local {
+        quote!(respond_local)
+    } else {
+        quote!(respond)
+    };
+    let params = typed_params(method).enumerate().map(|(i, t)| {
+        let p = format_ident!("__mrtr_p{}", i);
+        let ty = &t.ty;
+        quote!(#p: #ty)
+    });
+    let forwarded = typed_params(method)
+        .enumerate()
+        .map(|(i, _)| format_ident!("__mrtr_p{}", i));
+    let attrs = forward_attrs(handler);
+    let returned = boxed(
+        handler,
+        &lifetime,
+        quote!(::core::result::Result<#response, #rt::rmcp::ErrorData>),
+    );
+    let body_future = boxed(handler, &lifetime, quote!(#rt::Lifted<#ret>));
+    quote_spanned! {name.span()=>
+        #(#attrs)*
+        #vis fn #name(#receiver_param __mrtr_call: #rt::#call_ty, #(#params),*) -> #returned {
+            let __mrtr_body: #body_future =
+                ::std::boxed::Box::pin(Self::#body_fn(#receiver_arg __mrtr_call, #(#forwarded),*));
+            #rt::#respond::<#ret, _>(__mrtr_body)
+        }
+    }
+}
+
+/// The hidden `async fn` holding the state machine, with the user's lint levels.
+fn body_fn(handler: &Handler<'_>, machine: &Gen<'_>) -> TokenStream {
+    let rt = crate::runtime();
+    let method = handler.method;
+    let (ret, name) = (&handler.ret, &method.sig.ident);
+    let body_fn = body_fn_name(method);
+    let (receiver_param, _, _) = receiver(method);
+    let (call_ty, _) = request_kind(handler);
+    // A refilled parameter's pattern is bound in each arm that needs it (`params.rs`).
+    let params = typed_params(method).enumerate().map(|(i, t)| {
+        if machine.plan.refilled.iter().any(|r| r.arg == i) {
+            let p = format_ident!("__mrtr_p{}", i);
+            let ty = &t.ty;
+            quote!(#p: #ty)
+        } else {
+            quote!(#t)
+        }
+    });
+    // The user's code lives in the body: their lint levels belong there too.
+    let lints = method.attrs.iter().filter(|attr| {
+        ["allow", "warn", "deny", "forbid"]
+            .iter()
+            .any(|lint| attr.path().is_ident(lint))
+    });
+    let handler_const = handler_const(name);
+    let lowered =
+        machine.body_tokens(quote!(__mrtr_call.open(const { &Self::#handler_const }).await));
+    quote_spanned! {name.span()=>
+        #[doc(hidden)]
+        #(#lints)*
+        async fn #body_fn(#receiver_param __mrtr_call: #rt::#call_ty, #(#params),*)
+            -> #rt::Lifted<#ret>
+        {
+            #lowered
+        }
+    }
+}
+
+/// `<NAME>_STEPS` and `<NAME>_HANDLER`: the handler's resume steps and static facts.
+fn step_tables(handler: &Handler<'_>, machine: &Gen<'_>) -> TokenStream {
+    let rt = crate::runtime();
+    let name = &handler.method.sig.ident;
+    let steps = step_infos(machine);
+    let capabilities = machine.capabilities();
+    let const_name = steps_const(name);
+    let handler_const = handler_const(name);
+    let const_doc = steps_doc(machine, name);
+    let listed = if capabilities.is_empty() {
+        "none".to_owned()
+    } else {
+        capabilities
+            .iter()
+            .map(|c| format!("`{c}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let handler_doc = format!(
+        "What the runtime knows of `{name}` (generated by `#[mrtr_tool]`): its steps and the \
+         client capabilities its `ask!` requests name ({listed}), for listings and pre-flight \
+         checks. The `-32021` gate itself checks each request as it is asked."
+    );
+    let path = format!("::{name}");
+    quote_spanned! {name.span()=>
+        #[doc = #const_doc]
+        #[allow(dead_code)]
+        pub const #const_name: &'static [#rt::StepInfo] = &[#(#steps),*];
+
+        #[doc = #handler_doc]
+        #[allow(dead_code)]
+        pub const #handler_const: #rt::Handler = #rt::Handler {
+            path: ::core::concat!(::core::module_path!(), #path),
+            steps: Self::#const_name,
+            capabilities: &[#(#capabilities),*],
+        };
+    }
+}
+
+/// The handler's step table: `DEPLOY_SERVICE_STEPS`.
+pub fn steps_const(name: &syn::Ident) -> syn::Ident {
+    format_ident!("{}_STEPS", name.to_string().to_uppercase())
+}
+
+/// The handler's static facts (steps, capabilities): `DEPLOY_SERVICE_HANDLER`.
+fn handler_const(name: &syn::Ident) -> syn::Ident {
+    format_ident!("{}_HANDLER", name.to_string().to_uppercase())
+}
+
+fn step_infos(machine: &Gen<'_>) -> Vec<TokenStream> {
+    machine
+        .body
+        .sites
+        .iter()
+        .enumerate()
+        .map(|(site, s)| {
+            let name = &s.step;
+            let keys = s.keys.iter().map(|k| machine.key_display(site, &k.key));
+            let carried = machine
+                .step_slots(site)
+                .into_iter()
+                .map(|b| machine.body.bindings[b].wire.clone());
+            let pc = machine.resume_pc(site);
+            let mask = machine.step_mask(site);
+            let layout = machine.layout(site);
+            let rt = crate::runtime();
+            quote! {
+                #rt::StepInfo {
+                    name: #name,
+                    keys: &[#(#keys),*],
+                    carried: &[#(#carried),*],
+                    pc: #pc,
+                    mask: #mask,
+                    layout: ::core::concat!("mrtr-lowering/1|", ::core::module_path!(), #layout),
+                }
+            }
+        })
+        .collect()
+}
+
+fn steps_doc(machine: &Gen<'_>, name: &syn::Ident) -> String {
+    let mut doc =
+        format!("Resume steps of `{name}` (generated by `#[mrtr_tool]`), in source order.\n");
+    if machine.body.sites.is_empty() {
+        doc.push_str("\nThis handler has no `ask!`: it always completes in one round.\n");
+    }
+    for (site, s) in machine.body.sites.iter().enumerate() {
+        doc.push_str(&format!(
+            "\n- `{}`: after {}.",
+            s.step,
+            machine.step_summary(site)
+        ));
+    }
+    doc
+}

@@ -1,0 +1,25 @@
+//! The runtime half of a lowered handler: one round of the generated state machine.
+//!
+//! Reading order: the method rmcp registers boxes the lowered body and hands it to
+//! [`respond`] (`respond.rs`). The body opens the round with `ToolCall::open` (in `call`), which
+//! checks the incoming state and builds an [`Io`] (`round.rs`); restores its slots with
+//! [`Io::restore`]; registers asks with [`Io::ask`], decodes answers with [`Io::take`] and either
+//! continues, awaits a legacy client ([`Io::ask_live`]) or returns [`Io::suspend`], whose
+//! `Suspension` (`suspension.rs`) holds the continuation to seal. Every exit of the body is a
+//! [`Flow`] in the user's own return type (`lift.rs`); [`respond`] turns it into rmcp's response,
+//! sealing the suspension into `input_required`. The steps it resumes at are the macro's static
+//! [`Handler`] table (`handler.rs`).
+//!
+//! The split keeps per-handler code small: everything generic only over the return type lives
+//! here and is compiled once per return type, not once per handler.
+
+mod handler;
+mod lift;
+mod respond;
+mod round;
+mod suspension;
+
+pub use handler::{Handler, StepInfo};
+pub use lift::{Flow, Lift, Lifted, done};
+pub use respond::{IntoReadResourceResponse, IntoResponse, PromptOutcome, respond, respond_local};
+pub use round::{Io, Missing};

@@ -1,0 +1,139 @@
+//! Responding: the body's outcome becomes the response rmcp expects for the request kind. The
+//! user's value is converted by rmcp's own traits (or, for resources, ours), a runtime failure
+//! becomes its JSON-RPC error, and a suspension is sealed into `input_required`.
+//!
+//! One pair of functions serves every request kind: [`respond`] for rmcp's `Send` futures and
+//! [`respond_local`] for `#[tool(local)]` / `#[prompt(local)]`. They cannot be one function: the
+//! body arrives as `Pin<Box<dyn Future + Send>>` or `Pin<Box<dyn Future>>` and the response must
+//! be boxed the same way, and Rust cannot be generic over whether a `dyn` type carries `+ Send`
+//! (an auto trait is not a type parameter); a trait over the two box types would be more code
+//! than the second four-line function.
+
+use futures::future::{BoxFuture, LocalBoxFuture};
+use rmcp::ErrorData;
+use rmcp::handler::server::prompt::IntoGetPromptResult;
+use rmcp::handler::server::tool::IntoCallToolResult;
+use rmcp::model::{
+    CallToolResponse, GetPromptResponse, InputRequiredResult, ReadResourceResponse,
+    ReadResourceResult,
+};
+
+use super::lift::{Flow, Lift, Lifted};
+
+/// The future rmcp awaits for a `tools/call`, `prompts/get` or `resources/read`: the boxed
+/// body, then its outcome as that request's response.
+pub fn respond<'a, R, Out>(body: BoxFuture<'a, Lifted<R>>) -> BoxFuture<'a, Result<Out, ErrorData>>
+where
+    R: Lift + IntoResponse<Out> + 'a,
+    Out: From<InputRequiredResult> + 'a,
+{
+    Box::pin(async move { outcome::<R, Out>(body.await) })
+}
+
+/// [`respond`] for `#[tool(local)]` / `#[prompt(local)]` handlers, whose futures need not be
+/// `Send`.
+pub fn respond_local<'a, R, Out>(
+    body: LocalBoxFuture<'a, Lifted<R>>,
+) -> LocalBoxFuture<'a, Result<Out, ErrorData>>
+where
+    R: Lift + IntoResponse<Out> + 'a,
+    Out: From<InputRequiredResult> + 'a,
+{
+    Box::pin(async move { outcome::<R, Out>(body.await) })
+}
+
+/// What every request kind does with the body's outcome: hand back the user's value, report a
+/// runtime failure, or seal the suspension.
+fn outcome<R: Lift + IntoResponse<Out>, Out: From<InputRequiredResult>>(
+    out: Lifted<R>,
+) -> Result<Out, ErrorData> {
+    if matches!(out, Ok(Flow::Done(_)) | Err(_)) {
+        crate::observe::completed(<R as IntoResponse<Out>>::KIND);
+    }
+    match out {
+        Ok(Flow::Done(value)) => R::join(Ok(value)).into_response(),
+        Err(error) => R::join(Err(error)).into_response(),
+        Ok(Flow::Fail(error)) => Err(error.into()),
+        Ok(Flow::Suspend(suspension)) => Ok(Out::from(suspension.seal()?)),
+    }
+}
+
+/// A handler's return type that completes a request whose response is `Out`: rmcp's
+/// `IntoCallToolResult` and `IntoGetPromptResult`, and [`IntoReadResourceResponse`]. (Every
+/// response type says `input_required` through rmcp's `From<InputRequiredResult>`.)
+pub trait IntoResponse<Out> {
+    /// The request kind, for the completion counter: `tool`, `prompt` or `resource`.
+    const KIND: &'static str;
+    fn into_response(self) -> Result<Out, ErrorData>;
+}
+
+impl<R: IntoCallToolResult> IntoResponse<CallToolResponse> for R {
+    const KIND: &'static str = "tool";
+    fn into_response(self) -> Result<CallToolResponse, ErrorData> {
+        self.into_call_tool_result()
+    }
+}
+
+/// A `prompts/get` outcome in the shape rmcp's prompt router accepts.
+pub struct PromptOutcome(pub GetPromptResponse);
+
+impl IntoGetPromptResult for PromptOutcome {
+    fn into_get_prompt_result(self) -> Result<GetPromptResponse, ErrorData> {
+        Ok(self.0)
+    }
+}
+
+impl From<InputRequiredResult> for PromptOutcome {
+    fn from(result: InputRequiredResult) -> Self {
+        PromptOutcome(result.into())
+    }
+}
+
+impl<R: IntoGetPromptResult> IntoResponse<PromptOutcome> for R {
+    const KIND: &'static str = "prompt";
+    fn into_response(self) -> Result<PromptOutcome, ErrorData> {
+        self.into_get_prompt_result().map(PromptOutcome)
+    }
+}
+
+impl<R: IntoReadResourceResponse> IntoResponse<ReadResourceResponse> for R {
+    const KIND: &'static str = "resource";
+    fn into_response(self) -> Result<ReadResourceResponse, ErrorData> {
+        self.into_read_resource_response()
+    }
+}
+
+/// What a `#[mrtr_tool(resource)]` handler may return (rmcp has no such trait: resources have no
+/// router).
+pub trait IntoReadResourceResponse {
+    fn into_read_resource_response(self) -> Result<ReadResourceResponse, ErrorData>;
+}
+
+impl IntoReadResourceResponse for ReadResourceResult {
+    fn into_read_resource_response(self) -> Result<ReadResourceResponse, ErrorData> {
+        Ok(ReadResourceResponse::Complete(self))
+    }
+}
+
+impl IntoReadResourceResponse for ErrorData {
+    fn into_read_resource_response(self) -> Result<ReadResourceResponse, ErrorData> {
+        Err(self)
+    }
+}
+
+impl<T: IntoReadResourceResponse, E: IntoReadResourceResponse> IntoReadResourceResponse
+    for Result<T, E>
+{
+    fn into_read_resource_response(self) -> Result<ReadResourceResponse, ErrorData> {
+        match self {
+            Ok(value) => value.into_read_resource_response(),
+            Err(error) => match error.into_read_resource_response() {
+                Err(error) => Err(error),
+                Ok(_) => Err(ErrorData::internal_error(
+                    "a resource handler's error branch produced a result",
+                    None,
+                )),
+            },
+        }
+    }
+}

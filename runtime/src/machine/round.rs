@@ -1,0 +1,526 @@
+//! One round of one handler: the state the generated body reads and writes between its arms
+//! (the asks of the current step, the answers so far, the era), and the operations it calls
+//! (`restore`, `ask`, `take`, `settle`, `ask_live`, `suspend`).
+
+use std::collections::BTreeMap;
+use std::marker::PhantomData;
+use std::sync::Arc;
+
+use futures::future::BoxFuture;
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::{JsonObject, ProtocolVersion};
+use rmcp::{Peer, RoleServer};
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use crate::answer::{self, Answer};
+use crate::capability::{self, ClientCaps};
+use crate::carry::{Slots, each_selected, step_fingerprint};
+use crate::error::MrtrError;
+use crate::request::{Ask, InputRequest};
+use crate::runtime::Runtime;
+use crate::seal::{Binding, Continuation};
+
+use super::handler::{Handler, StepInfo};
+use super::lift::Flow;
+use super::suspension::Suspension;
+
+/// Marks an answer that is absent or does not decode: the key is asked again.
+#[derive(Debug)]
+pub struct Missing;
+
+enum Mode {
+    /// 2026-07-28: suspensions are sealed into `requestState`.
+    Modern {
+        runtime: Arc<Runtime>,
+        binding: Binding,
+    },
+    /// A legacy session: asks go to the client as requests and are awaited in place.
+    Live {
+        peer: Peer<RoleServer>,
+        version: ProtocolVersion,
+        max_attempts: u32,
+        attempts: u32,
+        /// Cancelled by rmcp when the client sends `notifications/cancelled` for this call.
+        cancelled: CancellationToken,
+    },
+}
+
+/// One round of one handler.
+pub struct Io {
+    handler: &'static Handler,
+    mode: Mode,
+    caps: ClientCaps,
+    /// The continuation this round resumes, if any.
+    resumed: Option<Continuation>,
+    /// Asks of the current step, by wire key.
+    pending: BTreeMap<String, InputRequest>,
+    /// Valid answers of the current step received so far (in this or earlier rounds).
+    answered: BTreeMap<String, Value>,
+    /// This request's `inputResponses` (or, live, the answers just received), not yet used.
+    incoming: BTreeMap<String, Value>,
+    /// Live only: keys whose request the legacy client failed, i.e. the user refused.
+    refused: BTreeMap<String, String>,
+    round: u32,
+    /// The request's arguments, for a `Parameters<T>` the body needs again (`Io::reparse`).
+    arguments: Option<JsonObject>,
+}
+
+impl Io {
+    pub(crate) fn modern(
+        handler: &'static Handler,
+        runtime: Arc<Runtime>,
+        binding: Binding,
+        caps: ClientCaps,
+        resumed: Option<Continuation>,
+        incoming: BTreeMap<String, Value>,
+    ) -> Self {
+        let (pending, answered, round) = match &resumed {
+            Some(c) => (c.pending.clone(), c.answered.clone(), c.round),
+            None => Default::default(),
+        };
+        Io {
+            handler,
+            mode: Mode::Modern { runtime, binding },
+            caps,
+            resumed,
+            pending,
+            answered,
+            incoming,
+            refused: BTreeMap::new(),
+            round,
+            arguments: None,
+        }
+    }
+
+    pub(crate) fn live(
+        handler: &'static Handler,
+        peer: Peer<RoleServer>,
+        version: ProtocolVersion,
+        caps: ClientCaps,
+        max_attempts: u32,
+    ) -> Self {
+        Io {
+            handler,
+            mode: Mode::Live {
+                peer,
+                version,
+                max_attempts,
+                attempts: 0,
+                cancelled: CancellationToken::new(),
+            },
+            caps,
+            resumed: None,
+            pending: BTreeMap::new(),
+            answered: BTreeMap::new(),
+            incoming: BTreeMap::new(),
+            refused: BTreeMap::new(),
+            round: 0,
+            arguments: None,
+        }
+    }
+
+    pub(crate) fn with_arguments(mut self, arguments: Option<JsonObject>) -> Self {
+        self.arguments = arguments;
+        self
+    }
+
+    /// Live only: the call's cancellation token, raced against every pending ask.
+    pub(crate) fn with_cancellation(mut self, token: CancellationToken) -> Self {
+        if let Mode::Live { cancelled, .. } = &mut self.mode {
+            *cancelled = token;
+        }
+        self
+    }
+
+    /// A `Parameters<T>` decoded again from this request's arguments, as rmcp decoded it for
+    /// the handler: for a parameter the body partly moves before an arm boundary, which cannot
+    /// be parked whole (every 2026-07-28 round decodes it afresh anyway).
+    pub fn reparse<T: DeserializeOwned>(&self) -> Result<Parameters<T>, MrtrError> {
+        let arguments = Value::Object(self.arguments.clone().unwrap_or_default());
+        serde_json::from_value(arguments)
+            .map(Parameters)
+            .map_err(|e| {
+                MrtrError::Internal(format!(
+                    "the arguments rmcp decoded for this handler no longer decode: {e}"
+                ))
+            })
+    }
+
+    /// Where the body starts: `start` on a first round, else the resumed step's arm once its
+    /// layout fingerprint matches this build and its carried locals are back in `slots`.
+    pub fn restore(&mut self, slots: &mut impl Slots, start: u32) -> Result<u32, MrtrError> {
+        let Some(resumed) = &self.resumed else {
+            return Ok(start);
+        };
+        let step = self
+            .handler
+            .steps
+            .iter()
+            .find(|s| s.name == resumed.step)
+            .ok_or_else(|| MrtrError::RejectedState(format!("unknown step `{}`", resumed.step)))?;
+        let expected = step_fingerprint(step.layout, slots, step.mask);
+        if resumed.fingerprint != expected {
+            return Err(MrtrError::RejectedState(format!(
+                "layout fingerprint {:016x} of step `{}` does not match this build ({expected:016x})",
+                resumed.fingerprint, step.name
+            )));
+        }
+        let mut rest = resumed.carried.as_slice();
+        let mut failure = None;
+        each_selected(slots, step.mask, |i, slot| {
+            if failure.is_none()
+                && let Err(e) = slot.restore(&mut rest)
+            {
+                let name = step.carried.get(i).copied().unwrap_or("?");
+                failure = Some(MrtrError::RejectedState(format!(
+                    "carried local `{name}`: {e}"
+                )));
+            }
+        });
+        if let Some(error) = failure {
+            return Err(error);
+        }
+        if !rest.is_empty() {
+            return Err(MrtrError::RejectedState(format!(
+                "{} unread bytes after the carried locals",
+                rest.len()
+            )));
+        }
+        Ok(step.pc)
+    }
+
+    /// The arm of step `step` (its index in the handler's steps), where a legacy round goes on
+    /// once the client has answered.
+    pub fn resume_pc(&self, step: usize) -> u32 {
+        self.handler.steps.get(step).map_or(u32::MAX, |s| s.pc)
+    }
+
+    /// Registers one ask of the step being entered; returns the marker that types its answer.
+    pub fn ask<T>(&mut self, key: impl Into<String>, ask: Ask<T>) -> PhantomData<T> {
+        self.pending.insert(key.into(), ask.into_request());
+        PhantomData
+    }
+
+    /// Decodes the answer to `key`, from earlier partial rounds or from this request.
+    ///
+    /// A malformed value is dropped and reported as [`Missing`], so the key is asked again.
+    pub fn take<T: DeserializeOwned>(
+        &mut self,
+        _marker: &PhantomData<T>,
+        key: &str,
+    ) -> Result<Answer<T>, Missing> {
+        let request = self.pending.get(key).ok_or(Missing)?;
+        if let Some(reason) = self.refused.remove(key) {
+            tracing::debug!(target: "mrtr", key, %reason, "legacy client refused the request");
+            // A dismissed elicitation is a cancel; a refused sampling or roots request, a decline.
+            return Ok(match request.method {
+                crate::request::InputMethod::Elicitation => Answer::Cancel,
+                _ => Answer::Decline,
+            });
+        }
+        if let Some(raw) = self.answered.get(key)
+            && let Ok(answer) = answer::decode(request, raw)
+        {
+            return Ok(answer);
+        }
+        let raw = self.incoming.remove(key).ok_or(Missing)?;
+        match answer::decode(request, &raw) {
+            Ok(answer) => {
+                self.answered.insert(key.to_owned(), raw);
+                Ok(answer)
+            }
+            Err(reason) => {
+                tracing::debug!(target: "mrtr", key, %reason, "input response does not decode; asking again");
+                Err(Missing)
+            }
+        }
+    }
+
+    /// Every ask of the step is answered: forget them before the next step registers its own.
+    pub fn settle(&mut self) {
+        self.pending.clear();
+        self.answered.clear();
+        if let Mode::Live { attempts, .. } = &mut self.mode {
+            *attempts = 0;
+        }
+    }
+
+    /// The client capabilities this request declared.
+    pub fn capabilities(&self) -> &ClientCaps {
+        &self.caps
+    }
+
+    pub fn is_live(&self) -> bool {
+        matches!(self.mode, Mode::Live { .. })
+    }
+
+    fn unanswered(&self) -> impl Iterator<Item = (&String, &InputRequest)> {
+        self.pending
+            .iter()
+            .filter(|(key, _)| !self.answered.contains_key(*key))
+    }
+
+    /// Legacy: sends every unanswered ask of the step to the client at once and waits.
+    ///
+    /// Boxed here so that the future's type, and the rmcp request machinery inside it, is
+    /// compiled once in this crate instead of inside every handler's future.
+    pub fn ask_live(&mut self) -> BoxFuture<'_, Result<(), MrtrError>> {
+        Box::pin(self.ask_live_now())
+    }
+
+    async fn ask_live_now(&mut self) -> Result<(), MrtrError> {
+        let unanswered: Vec<(String, InputRequest)> = self
+            .unanswered()
+            .map(|(key, request)| (key.clone(), request.clone()))
+            .collect();
+        let Mode::Live {
+            peer,
+            version,
+            max_attempts,
+            attempts,
+            cancelled,
+        } = &mut self.mode
+        else {
+            return Err(MrtrError::Internal(
+                "ask_live on a 2026-07-28 request".into(),
+            ));
+        };
+        *attempts += 1;
+        if *attempts > *max_attempts {
+            let keys: Vec<&String> = unanswered.iter().map(|(key, _)| key).collect();
+            return Err(MrtrError::Client(format!(
+                "the client answered {keys:?} {max_attempts} times with content that does not match the request"
+            )));
+        }
+        capability::gate(&self.caps, unanswered.iter().map(|(_, r)| r))?;
+        let peer = peer.clone();
+        let version = version.clone();
+        let cancelled = cancelled.clone();
+        let replies = futures::future::join_all(
+            unanswered
+                .iter()
+                .map(|(_, request)| crate::live::send_live(&peer, &version, request, &cancelled)),
+        )
+        .await;
+        for ((key, _), reply) in unanswered.into_iter().zip(replies) {
+            match reply? {
+                crate::live::LiveReply::Answered(value) => {
+                    self.incoming.insert(key, value);
+                }
+                crate::live::LiveReply::Refused(reason) => {
+                    self.refused.insert(key, reason);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Modern: ends this round at step `step` (its index in the handler's steps), saving the
+    /// slots the step carries.
+    pub fn suspend<T>(self, slots: &mut impl Slots, step: usize) -> Flow<T> {
+        let Some(info) = self.handler.steps.get(step) else {
+            return Flow::Fail(MrtrError::Internal(format!(
+                "mrtr lowering bug: no step {step}"
+            )));
+        };
+        // The token holds the carried bytes base64-encoded: once they alone are past the cap,
+        // stop saving instead of encoding the remaining locals.
+        let cap = match &self.mode {
+            Mode::Modern { runtime, .. } => runtime.sealer.max_bytes(),
+            Mode::Live { .. } => usize::MAX,
+        };
+        let carried = match save_carried(slots, info, cap) {
+            Ok(carried) => carried,
+            Err(error) => return Flow::Fail(error),
+        };
+        let fingerprint = step_fingerprint(info.layout, slots, info.mask);
+        let Mode::Modern { runtime, binding } = self.mode else {
+            return Flow::Fail(MrtrError::Internal("a legacy round suspended".into()));
+        };
+        Flow::Suspend(Suspension {
+            handler: self.handler.path,
+            step: info.name,
+            runtime,
+            binding,
+            caps: self.caps,
+            continuation: Continuation {
+                step: info.name.to_owned(),
+                fingerprint,
+                round: self.round + 1,
+                pending: self.pending,
+                answered: self.answered,
+                carried,
+            },
+        })
+    }
+}
+
+/// The locals step `info` carries, encoded in its slot order; refused once their base64 form
+/// alone is past `cap`, before the remaining locals are encoded.
+fn save_carried(slots: &mut impl Slots, info: &StepInfo, cap: usize) -> Result<Vec<u8>, MrtrError> {
+    let mut carried = Vec::new();
+    let mut failure = None;
+    each_selected(slots, info.mask, |i, slot| {
+        let name = info.carried.get(i).copied().unwrap_or("?");
+        match slot.save(&mut carried) {
+            _ if failure.is_some() => {}
+            Ok(true) if carried.len().saturating_mul(4) / 3 > cap => {
+                failure = Some(MrtrError::StateTooLarge(format!(
+                    "the locals step `{}` carries are {} bytes once `{name}` is saved, \
+                     over the cap of {cap} bytes for the whole requestState; carry ids \
+                     instead of payloads, or raise MRTR_STATE_MAX_BYTES",
+                    info.name,
+                    carried.len()
+                )))
+            }
+            Ok(true) => {}
+            Ok(false) => {
+                failure = Some(MrtrError::Internal(format!(
+                    "mrtr lowering bug: slot `{name}` is empty at suspension"
+                )))
+            }
+            Err(e) => {
+                failure = Some(MrtrError::Internal(format!(
+                    "cannot encode carried local `{name}`: {e}"
+                )))
+            }
+        }
+    });
+    match failure {
+        Some(error) => Err(error),
+        None => Ok(carried),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bind::BindDigest;
+    use crate::carry::{Slot, slot};
+    use crate::config::{KeyRing, StateConfig};
+    use crate::machine::StepInfo;
+
+    static HANDLER: Handler = Handler {
+        path: "tests::handler",
+        steps: &[StepInfo {
+            name: "AfterX",
+            keys: &["x"],
+            carried: &["count", "label"],
+            pc: 3,
+            mask: 0b11,
+            layout: "mrtr-lowering/1|tests::handler|AfterX|x|count,label",
+        }],
+        capabilities: &["elicitation.form"],
+    };
+
+    type Carried = (Slot<u32>, Slot<String>);
+
+    fn io(resumed: Option<Continuation>) -> Io {
+        let keys = KeyRing::ephemeral().expect("a random key");
+        let runtime = Arc::new(Runtime::new(StateConfig::new("tests", keys)).expect("runtime"));
+        let binding = Binding {
+            bind: BindDigest([0; 32]),
+            principal: None,
+        };
+        Io::modern(
+            &HANDLER,
+            runtime,
+            binding,
+            ClientCaps::default(),
+            resumed,
+            BTreeMap::new(),
+        )
+    }
+
+    fn filled() -> Carried {
+        let mut slots: Carried = (slot(), slot());
+        slots.0.value = Some(7);
+        slots.1.value = Some("seven".into());
+        slots
+    }
+
+    /// What `suspend` saved for the filled slots: the continuation a later round presents.
+    fn suspended() -> Continuation {
+        let Flow::<()>::Suspend(s) = io(None).suspend(&mut filled(), 0) else {
+            panic!("filled slots suspend");
+        };
+        s.continuation
+    }
+
+    fn rejection(resumed: Continuation) -> String {
+        let mut slots: Carried = (slot(), slot());
+        match io(Some(resumed)).restore(&mut slots, 0) {
+            Err(MrtrError::RejectedState(reason)) => reason,
+            other => panic!("expected a rejected state, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_first_round_starts_at_the_start_arm() {
+        let mut slots: Carried = (slot(), slot());
+        assert_eq!(io(None).restore(&mut slots, 0).expect("no state"), 0);
+        assert!(slots.0.value.is_none() && slots.1.value.is_none());
+    }
+
+    #[test]
+    fn a_suspended_step_restores_its_slots_and_resumes_at_its_arm() {
+        let mut slots: Carried = (slot(), slot());
+        let pc = io(Some(suspended()))
+            .restore(&mut slots, 0)
+            .expect("restores");
+        assert_eq!(pc, 3);
+        assert_eq!(slots.0.value, Some(7));
+        assert_eq!(slots.1.value.as_deref(), Some("seven"));
+    }
+
+    #[test]
+    fn a_step_this_build_does_not_have_is_rejected() {
+        let mut resumed = suspended();
+        resumed.step = "AfterY".into();
+        assert!(rejection(resumed).contains("unknown step"));
+    }
+
+    #[test]
+    fn a_step_whose_layout_fingerprint_differs_is_rejected() {
+        let mut resumed = suspended();
+        resumed.fingerprint ^= 1;
+        assert!(rejection(resumed).contains("layout fingerprint"));
+    }
+
+    #[test]
+    fn carried_bytes_that_do_not_decode_are_rejected_naming_the_local() {
+        let mut resumed = suspended();
+        resumed.carried = vec![0xff, 0x00];
+        assert!(rejection(resumed).contains("carried local `count`"));
+    }
+
+    #[test]
+    fn trailing_carried_bytes_are_rejected() {
+        let mut resumed = suspended();
+        resumed.carried.push(0x01);
+        assert!(rejection(resumed).contains("unread bytes"));
+    }
+
+    #[test]
+    fn suspending_with_an_empty_slot_fails_instead_of_sealing() {
+        let mut slots: Carried = (slot(), slot());
+        slots.0.value = Some(1);
+        match io(None).suspend::<()>(&mut slots, 0) {
+            Flow::Fail(MrtrError::Internal(reason)) => {
+                assert!(reason.contains("slot `label` is empty"), "{reason}")
+            }
+            _ => panic!("an empty slot must not be sealed"),
+        }
+    }
+
+    #[test]
+    fn suspending_at_an_unknown_step_index_fails() {
+        assert!(matches!(
+            io(None).suspend::<()>(&mut filled(), 5),
+            Flow::Fail(MrtrError::Internal(_))
+        ));
+        assert_eq!(io(None).resume_pc(5), u32::MAX);
+    }
+}

@@ -1,0 +1,141 @@
+#![allow(deprecated)] // sampling and roots are deprecated by SEP-2577 but still part of 2026-07-28
+//! The exact 2026-07-28 payloads each request builder puts in `inputRequests`.
+
+use crate::request::{InputMethod, InputRequest};
+use crate::{Elicit, elicit, elicit_url, elicit_with_schema, roots, sample};
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+#[derive(Deserialize, Elicit)]
+#[allow(dead_code)]
+struct UserName {
+    name: String,
+}
+
+fn wire(request: &InputRequest) -> Value {
+    serde_json::to_value(request).unwrap()
+}
+
+/// The runtime converts every request into rmcp's `InputRequest` before it goes on the wire;
+/// a builder whose payload rmcp cannot model would fail at that point.
+fn fits_rmcp(request: &InputRequest) {
+    let value = wire(request);
+    let modelled: rmcp::model::InputRequest = serde_json::from_value(value.clone())
+        .unwrap_or_else(|e| panic!("rmcp cannot model {value}: {e}"));
+    let _ = modelled;
+}
+
+#[test]
+fn elicit_sends_a_form_with_the_derived_schema() {
+    let ask = elicit::<UserName>("Who are you?");
+    assert_eq!(
+        wire(ask.request()),
+        json!({
+            "method": "elicitation/create",
+            "params": {
+                "mode": "form",
+                "message": "Who are you?",
+                "requestedSchema": {
+                    "type": "object",
+                    "properties": { "name": { "type": "string" } },
+                    "required": ["name"]
+                }
+            }
+        })
+    );
+    assert!(!ask.request().is_url_elicitation());
+    fits_rmcp(ask.request());
+}
+
+#[test]
+fn elicit_with_schema_sends_the_schema_verbatim() {
+    let schema = json!({
+        "type": "object",
+        "properties": { "ok": { "type": "boolean", "description": "Proceed?" } },
+        "required": ["ok"]
+    });
+    let ask = elicit_with_schema::<serde_json::Map<String, Value>>("Confirm", schema.clone());
+    assert_eq!(
+        wire(ask.request()),
+        json!({
+            "method": "elicitation/create",
+            "params": { "mode": "form", "message": "Confirm", "requestedSchema": schema }
+        })
+    );
+    fits_rmcp(ask.request());
+}
+
+#[test]
+fn elicit_url_sends_url_mode_without_an_elicitation_id() {
+    let ask = elicit_url("Sign in to continue", "https://example.com/connect");
+    assert_eq!(
+        wire(ask.request()),
+        json!({
+            "method": "elicitation/create",
+            "params": { "mode": "url", "message": "Sign in to continue", "url": "https://example.com/connect" }
+        })
+    );
+    assert!(ask.request().is_url_elicitation());
+    fits_rmcp(ask.request());
+}
+
+#[test]
+fn sample_sends_the_rmcp_params_without_meta() {
+    let params: rmcp::model::CreateMessageRequestParams = serde_json::from_value(json!({
+        "_meta": { "progressToken": 7 },
+        "messages": [{ "role": "user", "content": { "type": "text", "text": "What is the capital of France?" } }],
+        "systemPrompt": "Answer in one word.",
+        "maxTokens": 50
+    }))
+    .unwrap();
+    let ask = sample(params);
+    assert_eq!(
+        wire(ask.request()),
+        json!({
+            "method": "sampling/createMessage",
+            "params": {
+                "messages": [{ "role": "user", "content": { "type": "text", "text": "What is the capital of France?" } }],
+                "systemPrompt": "Answer in one word.",
+                "maxTokens": 50
+            }
+        })
+    );
+    fits_rmcp(ask.request());
+}
+
+#[test]
+fn roots_sends_an_empty_params_object() {
+    let ask = roots();
+    assert_eq!(
+        wire(ask.request()),
+        json!({ "method": "roots/list", "params": {} })
+    );
+    assert_eq!(ask.request().method, InputMethod::Roots);
+    fits_rmcp(ask.request());
+}
+
+#[test]
+fn only_url_mode_elicitation_counts_as_url_elicitation() {
+    let form_without_mode = InputRequest {
+        method: InputMethod::Elicitation,
+        params: Some(
+            json!({ "message": "m", "requestedSchema": { "type": "object", "properties": {} } }),
+        ),
+    };
+    assert!(!form_without_mode.is_url_elicitation());
+    let sampling_with_url_mode = InputRequest {
+        method: InputMethod::Sampling,
+        params: Some(json!({ "mode": "url" })),
+    };
+    assert!(!sampling_with_url_mode.is_url_elicitation());
+    let no_params = InputRequest {
+        method: InputMethod::Elicitation,
+        params: None,
+    };
+    assert!(!no_params.is_url_elicitation());
+    let not_an_object = InputRequest {
+        method: InputMethod::Elicitation,
+        params: Some(json!("url")),
+    };
+    assert!(!not_an_object.is_url_elicitation());
+}
