@@ -139,7 +139,7 @@ mod tests {
         let ring = KeyRing::new(StateKey::new(kid, vec![key; 32]).unwrap());
         let config = StateConfig::new(audience, ring)
             .with_clock(Clock::from_fn(move || now.load(Ordering::SeqCst)));
-        Sealer::from_config(&config).unwrap()
+        config.sealer().unwrap()
     }
 
     fn category(result: Result<crate::seal::Opened, MrtrError>) -> Rejection {

@@ -8,8 +8,8 @@ use std::sync::{Arc, Mutex};
 use metrics::{
     Counter, CounterFn, Gauge, Histogram, Key, KeyName, Metadata, Recorder, SharedString, Unit,
 };
-use mrtr::{ask, mrtr_tool};
 use mrtr::testing::*;
+use mrtr::{ask, mrtr_tool};
 use rmcp::model::{CallToolResult, ContentBlock};
 use rmcp::{ErrorData, tool, tool_router};
 use serde_json::json;

@@ -8,8 +8,8 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use mrtr::replay::{IdempotencyKey, ReplayGuard};
 use mrtr::replay_redis::{RedisGuardConfig, RedisReplayGuard, Unreachable};
-use mrtr::{StepKey, ask, mrtr_tool};
 use mrtr::testing::*;
+use mrtr::{StepKey, ask, mrtr_tool};
 use mrtr_tests::redis::RedisServer;
 use rmcp::model::{CallToolResult, ContentBlock};
 use rmcp::{ErrorData, tool, tool_router};

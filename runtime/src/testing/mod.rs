@@ -145,7 +145,9 @@ pub use client::{Caps, Received, Reply, ScriptedClient, accept, base_key, root_u
 pub use equivalent::{Choice, Equivalent, equivalent};
 pub use hostile::{Case, Hostile, HostileReport, Verdict, hostile};
 pub use run::{Both, KIT_AUDIENCE, MAX_ROUNDS, MakeClient, Run, run, run_both, run_fresh};
-pub use runtime::{TEST_KEY, TestClock, runtime_with, single_use_runtime, test_runtime};
+pub use runtime::{
+    TEST_KEY, TestClock, guarded_runtime, runtime_with, single_use_runtime, test_runtime,
+};
 pub use schema_values::{content_for, generated_reply};
 pub use server::{Effects, Outcome, Recorded, Round, TestServer, Transcript};
 pub use session::{

@@ -61,7 +61,7 @@ pub fn single_use_runtime(audience: &str) -> Arc<Runtime> {
 }
 
 /// A runtime with the harness's key, single use checked by `guard` (e.g. one on Redis).
-pub fn guarded_runtime(audience: &str, guard: Arc<dyn mrtr::replay::ReplayGuard>) -> Arc<Runtime> {
+pub fn guarded_runtime(audience: &str, guard: Arc<dyn crate::replay::ReplayGuard>) -> Arc<Runtime> {
     Arc::new(runtime_config(audience, &TEST_KEY, None).with_replay_guard(guard))
 }
 

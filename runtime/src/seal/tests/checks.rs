@@ -6,7 +6,7 @@ use super::*;
 use crate::MrtrError;
 use crate::bind::bind_digest;
 use crate::config::{KeyRing, StateConfig, StateMode};
-use crate::replay::{InMemoryReplayGuard, ReplayGuard};
+use crate::replay::InMemoryReplayGuard;
 use crate::seal::Binding;
 use serde_json::json;
 
