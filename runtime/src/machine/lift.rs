@@ -10,7 +10,7 @@ pub enum Flow<T> {
     /// The body returned.
     Done(T),
     /// The body reached asks it has no answers for; carries the continuation to seal.
-    Suspend(Suspension),
+    Suspend(Box<Suspension>),
     /// The runtime refused to go on (bad state, missing capability, client failure).
     Fail(MrtrError),
 }

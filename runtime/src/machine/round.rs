@@ -339,7 +339,7 @@ impl Io {
         let Mode::Modern { runtime, binding } = self.mode else {
             return Flow::Fail(MrtrError::Internal("a legacy round suspended".into()));
         };
-        Flow::Suspend(Suspension {
+        Flow::Suspend(Box::new(Suspension {
             handler: self.handler.path,
             step: info.name,
             runtime,
@@ -353,7 +353,7 @@ impl Io {
                 answered: self.answered,
                 carried,
             },
-        })
+        }))
     }
 }
 
