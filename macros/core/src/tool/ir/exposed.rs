@@ -196,19 +196,7 @@ impl<'ast> Visit<'ast> for Writes<'_> {
     }
 
     fn visit_expr_binary(&mut self, node: &'ast syn::ExprBinary) {
-        if matches!(
-            node.op,
-            syn::BinOp::AddAssign(_)
-                | syn::BinOp::SubAssign(_)
-                | syn::BinOp::MulAssign(_)
-                | syn::BinOp::DivAssign(_)
-                | syn::BinOp::RemAssign(_)
-                | syn::BinOp::BitXorAssign(_)
-                | syn::BinOp::BitAndAssign(_)
-                | syn::BinOp::BitOrAssign(_)
-                | syn::BinOp::ShlAssign(_)
-                | syn::BinOp::ShrAssign(_)
-        ) {
+        if crate::tool::syntax::is_compound_assignment(&node.op) {
             self.target(&node.left);
         }
         syn::visit::visit_expr_binary(self, node);

@@ -12,6 +12,7 @@ use quote::format_ident;
 use syn::{Expr, Local, LocalInit, Pat, Stmt};
 
 use crate::tool::ask::is_ask;
+use crate::tool::syntax::is_compound_assignment;
 
 /// The `let`s to put before `stmt` (in order) and what is left of it, or `None` when its first
 /// evaluated expression is not an `ask!` (or the statement is already a form the lowering
@@ -92,6 +93,8 @@ fn first_in(expr: &mut Expr) -> Option<&mut Expr> {
         Expr::Cast(e) => first_in(&mut e.expr),
         Expr::Reference(e) => first_in(&mut e.expr),
         Expr::Index(e) => first_in(&mut e.expr),
+        // `x += ..`: for primitive operands the right side is evaluated first, for others the
+        // place: not worth guessing.
         Expr::Binary(e) if !is_compound_assignment(&e.op) => first_in(&mut e.left),
         Expr::Call(e) if matches!(&*e.func, Expr::Path(_)) => first_of(e.args.iter_mut()),
         Expr::Tuple(e) => first_of(e.elems.iter_mut()),
@@ -118,24 +121,6 @@ fn first_of<'e>(operands: impl Iterator<Item = &'e mut Expr>) -> Option<&'e mut 
         return first_in(operand);
     }
     None
-}
-
-/// `x += ..`: for primitive operands the right side is evaluated first, for others the place:
-/// not worth guessing.
-fn is_compound_assignment(op: &syn::BinOp) -> bool {
-    matches!(
-        op,
-        syn::BinOp::AddAssign(_)
-            | syn::BinOp::SubAssign(_)
-            | syn::BinOp::MulAssign(_)
-            | syn::BinOp::DivAssign(_)
-            | syn::BinOp::RemAssign(_)
-            | syn::BinOp::BitXorAssign(_)
-            | syn::BinOp::BitAndAssign(_)
-            | syn::BinOp::BitOrAssign(_)
-            | syn::BinOp::ShlAssign(_)
-            | syn::BinOp::ShrAssign(_)
-    )
 }
 
 #[cfg(test)]
