@@ -206,10 +206,10 @@ impl Flows {
                 return Ok(reply(format!("gave up after {max}")));
             }
             let answer = ask!(name: elicit::<Name>(format!("Name (try {tries})?")));
-            if let Answer::Accept(candidate) = answer {
-                if is_word(&candidate.name) {
-                    break candidate.name.to_lowercase();
-                }
+            if let Answer::Accept(candidate) = answer
+                && is_word(&candidate.name)
+            {
+                break candidate.name.to_lowercase();
             }
             self.effects.record(format!("rejected {tries}"));
         };
