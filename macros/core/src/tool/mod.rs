@@ -117,7 +117,7 @@ fn lower(
     let handler = parse::handler(args, method, &mut errors);
     let analysed = handler
         .as_ref()
-        .and_then(|handler| analyse(handler, &mut errors));
+        .map(|handler| analyse(handler.method, handler.ret.clone(), &mut errors));
     let (Some(handler), Some(body), true) = (handler, analysed, errors.is_empty()) else {
         return (fallback::method(method, errors), None);
     };
@@ -129,14 +129,12 @@ fn lower(
 }
 
 /// Stages 2–4: the body's IR, its live sets, and every check on them.
-fn analyse(handler: &parse::Handler<'_>, errors: &mut Errors) -> Option<ir::Body> {
-    let params: Vec<&Pat> = parse::typed_params(handler.method)
-        .map(|t| &*t.pat)
-        .collect();
-    let mut body = ir::build(&params, &handler.method.block, handler.ret.clone(), errors);
+fn analyse(method: &ImplItemFn, ret: syn::Type, errors: &mut Errors) -> ir::Body {
+    let params: Vec<&Pat> = parse::typed_params(method).map(|t| &*t.pat).collect();
+    let mut body = ir::build(&params, &method.block, ret, errors);
     liveness::analyse(&mut body);
-    validate::check(&body, &handler.method.sig.ident, errors);
-    Some(body)
+    validate::check(&body, &method.sig.ident, errors);
+    body
 }
 
 /// One resume step for tests: `(step, keys, carried wire names)`.
@@ -151,10 +149,7 @@ pub fn carried_sets(item: TokenStream) -> Result<Vec<StepCarry>, Vec<String>> {
         syn::ReturnType::Type(_, ty) => (**ty).clone(),
         syn::ReturnType::Default => syn::parse_quote!(()),
     };
-    let params: Vec<&Pat> = parse::typed_params(&method).map(|t| &*t.pat).collect();
-    let mut body = ir::build(&params, &method.block, ret, &mut errors);
-    liveness::analyse(&mut body);
-    validate::check(&body, &method.sig.ident, &mut errors);
+    let body = analyse(&method, ret, &mut errors);
     let errors = errors.finish();
     if !errors.is_empty() {
         return Err(errors.iter().map(ToString::to_string).collect());
