@@ -18,6 +18,14 @@ pub fn bound_idents(pat: &Pat) -> Vec<(Ident, PatBinding)> {
     out
 }
 
+/// The names [`bound_idents`] finds, for scope tracking by name.
+pub fn bound_names(pat: &Pat) -> Vec<String> {
+    bound_idents(pat)
+        .into_iter()
+        .map(|(ident, _)| ident.to_string())
+        .collect()
+}
+
 /// Every identifier an irrefutable pattern (a plain `let`, a `for`) binds: there a bare
 /// identifier is a new local whatever its case, since a variant would make it refutable.
 pub fn let_bound_idents(pat: &Pat) -> Vec<(Ident, PatBinding)> {

@@ -130,7 +130,7 @@ impl VisitMut for Rewriter<'_> {
             Expr::ForLoop(f) => {
                 self.visit_expr_mut(&mut f.expr);
                 let label = f.label.clone();
-                let names = names_of(&f.pat);
+                let names = super::patterns::bound_names(&f.pat);
                 self.in_loop(label.as_ref(), |this| {
                     this.scoped(names, |this| this.visit_block_mut(&mut f.body))
                 });
@@ -153,7 +153,7 @@ impl VisitMut for Rewriter<'_> {
             for stmt in &mut block.stmts {
                 this.visit_stmt_mut(stmt);
                 if let syn::Stmt::Local(local) = stmt {
-                    let names = names_of(&local.pat);
+                    let names = super::patterns::bound_names(&local.pat);
                     this.inner.last_mut().expect("a block scope").extend(names);
                 }
             }
@@ -161,16 +161,9 @@ impl VisitMut for Rewriter<'_> {
     }
 
     fn visit_arm_mut(&mut self, arm: &mut syn::Arm) {
-        let names = names_of(&arm.pat);
+        let names = super::patterns::bound_names(&arm.pat);
         self.scoped(names, |this| visit_mut::visit_arm_mut(this, arm));
     }
 
     fn visit_item_mut(&mut self, _: &mut syn::Item) {}
-}
-
-fn names_of(pat: &syn::Pat) -> Vec<String> {
-    super::patterns::bound_idents(pat)
-        .into_iter()
-        .map(|(i, _)| i.to_string())
-        .collect()
 }

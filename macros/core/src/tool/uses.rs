@@ -11,7 +11,7 @@ use syn::visit::{self, Visit};
 use syn::{Expr, Pat};
 
 use super::ir::{BindingId, Live};
-use super::patterns::bound_idents;
+use super::patterns::{bound_idents, bound_names};
 
 pub struct Uses<'r> {
     resolve: &'r dyn Fn(&str) -> Option<BindingId>,
@@ -134,9 +134,7 @@ impl<'ast> Visit<'ast> for Uses<'_> {
                                 this.visit_expr(diverge);
                             }
                         }
-                        let names = bound_idents(&local.pat)
-                            .into_iter()
-                            .map(|(i, _)| i.to_string());
+                        let names = bound_names(&local.pat);
                         this.inner.last_mut().expect("scope pushed").extend(names);
                     }
                     other => this.visit_stmt(other),
@@ -156,10 +154,7 @@ impl<'ast> Visit<'ast> for Uses<'_> {
     }
 
     fn visit_arm(&mut self, node: &'ast syn::Arm) {
-        let names = bound_idents(&node.pat)
-            .into_iter()
-            .map(|(i, _)| i.to_string())
-            .collect();
+        let names = bound_names(&node.pat);
         self.with_scope(names, |this| {
             if let Pat::Guard(guard) = &node.pat {
                 this.visit_expr(&guard.guard);
@@ -170,10 +165,7 @@ impl<'ast> Visit<'ast> for Uses<'_> {
 
     fn visit_expr_for_loop(&mut self, node: &'ast syn::ExprForLoop) {
         self.visit_expr(&node.expr);
-        let names = bound_idents(&node.pat)
-            .into_iter()
-            .map(|(i, _)| i.to_string())
-            .collect();
+        let names = bound_names(&node.pat);
         self.with_scope(names, |this| this.visit_block(&node.body));
     }
 
@@ -199,10 +191,7 @@ impl<'ast> Visit<'ast> for Uses<'_> {
 /// Names bound by the `let` parts of a condition (`if let`, let chains).
 pub fn let_bindings(cond: &Expr) -> Vec<String> {
     match cond {
-        Expr::Let(l) => bound_idents(&l.pat)
-            .into_iter()
-            .map(|(i, _)| i.to_string())
-            .collect(),
+        Expr::Let(l) => bound_names(&l.pat),
         Expr::Binary(b) if matches!(b.op, syn::BinOp::And(_)) => {
             let mut names = let_bindings(&b.left);
             names.extend(let_bindings(&b.right));

@@ -7,7 +7,7 @@ use syn::{Block, Expr, Pat, Stmt};
 
 use super::build::Builder;
 use super::*;
-use crate::tool::patterns::bound_idents;
+use crate::tool::patterns::bound_names;
 use crate::tool::uses::let_bindings;
 
 impl Builder<'_> {
@@ -35,7 +35,7 @@ impl Builder<'_> {
             Expr::Loop(l) => self.exposed_block(&l.body, hidden, &mut killed.clone()),
             Expr::ForLoop(f) => {
                 let mut uses = self.exposed(&f.expr, hidden, killed);
-                let body_hidden = with_names(hidden, names(&f.pat));
+                let body_hidden = with_names(hidden, bound_names(&f.pat));
                 uses.extend(self.exposed_block(&f.body, &body_hidden, &mut killed.clone()));
                 uses
             }
@@ -89,7 +89,7 @@ impl Builder<'_> {
                             uses.extend(self.seen(self.uses(diverge), killed, &hidden));
                         }
                     }
-                    hidden.extend(names(&local.pat));
+                    hidden.extend(bound_names(&local.pat));
                 }
                 other => uses.extend(self.seen(self.uses(other), killed, &hidden)),
             }
@@ -121,7 +121,7 @@ impl Builder<'_> {
         let mut uses = self.exposed(&m.expr, hidden, killed);
         let mut common: Option<Live> = None;
         for arm in &m.arms {
-            let arm_hidden = with_names(hidden, names(&arm.pat));
+            let arm_hidden = with_names(hidden, bound_names(&arm.pat));
             if let Pat::Guard(guard) = &arm.pat {
                 uses.extend(self.seen(self.uses(&guard.guard), killed, &arm_hidden));
             }
@@ -155,13 +155,6 @@ impl Builder<'_> {
         visit(&mut writes);
         writes.found
     }
-}
-
-fn names(pat: &Pat) -> Vec<String> {
-    bound_idents(pat)
-        .into_iter()
-        .map(|(i, _)| i.to_string())
-        .collect()
 }
 
 fn with_names(hidden: &[String], more: Vec<String>) -> Vec<String> {
