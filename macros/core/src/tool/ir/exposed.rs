@@ -18,7 +18,9 @@ impl Builder<'_> {
     pub(super) fn exposed(&self, expr: &Expr, hidden: &[String], killed: &mut Live) -> Live {
         match expr {
             Expr::Paren(p) => self.exposed(&p.expr, hidden, killed),
-            Expr::Assign(assign) => self.exposed_assign(assign, hidden, killed),
+            Expr::Assign(assign) if local_name(&assign.left).is_some() => {
+                self.exposed_assign(assign, hidden, killed)
+            }
             Expr::Block(b) if b.label.is_none() => {
                 self.exposed_stmts(&b.block.stmts, hidden, killed)
             }
@@ -59,15 +61,9 @@ impl Builder<'_> {
         hidden: &[String],
         killed: &mut Live,
     ) -> Live {
-        let Expr::Path(p) = &*assign.left else {
-            return self.seen(self.uses(&Expr::Assign(assign.clone())), killed, hidden);
-        };
-        let Some(ident) = p.path.get_ident().filter(|_| p.qself.is_none()) else {
-            return self.seen(self.uses(&Expr::Assign(assign.clone())), killed, hidden);
-        };
         let uses = self.exposed(&assign.right, hidden, killed);
-        let name = ident.to_string();
-        if !hidden.contains(&name)
+        if let Some(name) = local_name(&assign.left)
+            && !hidden.contains(&name)
             && let Some(b) = self.resolve(&name)
         {
             killed.insert(b);
@@ -154,6 +150,14 @@ impl Builder<'_> {
         };
         visit(&mut writes);
         writes.found
+    }
+}
+
+/// `x` of an assignment to a plain local `x = ..` (not a field, index or path).
+fn local_name(left: &Expr) -> Option<String> {
+    match left {
+        Expr::Path(p) if p.qself.is_none() => p.path.get_ident().map(ToString::to_string),
+        _ => None,
     }
 }
 
