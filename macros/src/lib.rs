@@ -8,6 +8,13 @@ pub fn mrtr_tool(args: TokenStream, item: TokenStream) -> TokenStream {
     mrtr_macros_core::mrtr_tool(args.into(), item.into()).into()
 }
 
+/// Lowers an async helper with `ask!` points into a machine its callers enter with
+/// `ask!(site: helper(..).await)`.
+#[proc_macro_attribute]
+pub fn mrtr_helper(args: TokenStream, item: TokenStream) -> TokenStream {
+    mrtr_macros_core::mrtr_helper(args.into(), item.into()).into()
+}
+
 /// Derives `mrtr::Elicit`: a flat elicitation form from a struct, or a single-select choice from
 /// a unit-only enum.
 #[proc_macro_derive(Elicit, attributes(elicit))]

@@ -226,7 +226,8 @@ impl Request {
                     runtime.live_attempts,
                 )
                 .with_arguments(self.arguments)
-                .with_cancellation(self.context.ct.clone()))
+                .with_cancellation(self.context.ct.clone())
+                .with_context(self.context))
             }
             Era::Modern(_) => {
                 let incoming = self.input_responses.unwrap_or_default();
@@ -259,7 +260,8 @@ impl Request {
                 crate::observe::round_opened(handler.path, "2026-07-28", resumed_from, &answered);
                 Ok(
                     Io::modern(handler, runtime, binding, caps, resumed, incoming)
-                        .with_arguments(self.arguments),
+                        .with_arguments(self.arguments)
+                        .with_context(self.context),
                 )
             }
         }

@@ -44,8 +44,8 @@ pub use call::{Principal, ResourceCall, StepKey, get_prompt};
 pub use capability::ClientCaps;
 pub use elicit::Elicit;
 pub use error::MrtrError;
-pub use machine::{Handler, StepInfo};
-pub use mrtr_macros::{Elicit, mrtr_tool};
+pub use machine::{Call, Handler, StepInfo};
+pub use mrtr_macros::{Elicit, mrtr_helper, mrtr_tool};
 pub use request::{Ask, elicit, elicit_url, elicit_with_schema, roots, sample};
 pub use runtime::Runtime;
 pub use strict::StrictParams;
@@ -57,8 +57,8 @@ extern crate self as mrtr;
 /// Everything a ported handler usually needs.
 pub mod prelude {
     pub use crate::{
-        Answer, ClientCaps, Elicit, ask, elicit, elicit_url, elicit_with_schema, mrtr_tool, roots,
-        sample,
+        Answer, ClientCaps, Elicit, ask, elicit, elicit_url, elicit_with_schema, mrtr_helper,
+        mrtr_tool, roots, sample,
     };
 }
 
@@ -89,7 +89,7 @@ macro_rules! __mrtr_try {
         match $result {
             ::core::result::Result::Ok(value) => value,
             ::core::result::Result::Err(error) => {
-                return ::core::result::Result::Ok($crate::__private_v0_1_0::Flow::Fail(error));
+                return $crate::__private_v0_1_0::fail(error);
             }
         }
     };
@@ -113,8 +113,9 @@ pub mod __private_v0_1_0 {
     pub use crate::elicit::__derive_support as derive_elicit;
     pub use crate::error::MrtrError;
     pub use crate::machine::{
-        Flow, Handler, IntoReadResourceResponse, IntoResponse, Io, Lift, Lifted, Missing,
-        PromptOutcome, StepInfo, done, respond, respond_local,
+        Call, Entry, Failing, Flow, Frame, Handler, IntoReadResourceResponse, IntoResponse, Io,
+        Lift, Lifted, Missing, Poll, PromptOutcome, Settle, StepInfo, done, fail, finish,
+        finish_option, finish_result, respond, respond_local,
     };
     pub use crate::request::{elicit, elicit_url, roots, sample};
     pub use ::core;

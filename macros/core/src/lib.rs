@@ -16,6 +16,11 @@ pub fn mrtr_tool(args: TokenStream, item: TokenStream) -> TokenStream {
     tool::expand(args, item)
 }
 
+/// `#[mrtr_helper]` on an async helper that handlers enter with `ask!(site: helper(..).await)`.
+pub fn mrtr_helper(args: TokenStream, item: TokenStream) -> TokenStream {
+    tool::expand_helper(args, item)
+}
+
 /// `#[derive(Elicit)]`.
 pub fn derive_elicit(item: TokenStream) -> TokenStream {
     elicit::derive(item)

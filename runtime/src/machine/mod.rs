@@ -13,12 +13,16 @@
 //! The split keeps per-handler code small: everything generic only over the return type lives
 //! here and is compiled once per return type, not once per handler.
 
+mod compose;
 mod handler;
 mod lift;
 mod respond;
 mod round;
 mod suspension;
 
+pub use compose::{
+    Call, Entry, Failing, Frame, Poll, Settle, fail, finish, finish_option, finish_result,
+};
 pub use handler::{Handler, StepInfo};
 pub use lift::{Flow, Lift, Lifted, done};
 pub use respond::{IntoReadResourceResponse, IntoResponse, PromptOutcome, respond, respond_local};

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use futures::future::BoxFuture;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{JsonObject, ProtocolVersion};
+use rmcp::service::RequestContext;
 use rmcp::{Peer, RoleServer};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -22,6 +23,7 @@ use crate::request::{Ask, InputRequest};
 use crate::runtime::Runtime;
 use crate::seal::{Binding, Continuation};
 
+use super::compose::Frame;
 use super::handler::{Handler, StepInfo};
 use super::lift::Flow;
 use super::suspension::Suspension;
@@ -65,6 +67,10 @@ pub struct Io {
     round: u32,
     /// The request's arguments, for a `Parameters<T>` the body needs again (`Io::reparse`).
     arguments: Option<JsonObject>,
+    /// The key prefix of the helper being run: its call sites' keys, each followed by `.`.
+    prefix: String,
+    /// rmcp's context of this request, for helpers that take `&RequestContext` or `&Peer`.
+    context: Option<RequestContext<RoleServer>>,
 }
 
 impl Io {
@@ -91,6 +97,8 @@ impl Io {
             refused: BTreeMap::new(),
             round,
             arguments: None,
+            prefix: String::new(),
+            context: None,
         }
     }
 
@@ -118,11 +126,18 @@ impl Io {
             refused: BTreeMap::new(),
             round: 0,
             arguments: None,
+            prefix: String::new(),
+            context: None,
         }
     }
 
     pub(crate) fn with_arguments(mut self, arguments: Option<JsonObject>) -> Self {
         self.arguments = arguments;
+        self
+    }
+
+    pub(crate) fn with_context(mut self, context: RequestContext<RoleServer>) -> Self {
+        self.context = Some(context);
         self
     }
 
@@ -151,44 +166,44 @@ impl Io {
     /// Where the body starts: `start` on a first round, else the resumed step's arm once its
     /// layout fingerprint matches this build and its carried locals are back in `slots`.
     pub fn restore(&mut self, slots: &mut impl Slots, start: u32) -> Result<u32, MrtrError> {
-        let Some(resumed) = &self.resumed else {
+        match &self.resumed {
+            None => Ok(start),
+            Some(resumed) => restore_step(
+                self.handler,
+                &resumed.step,
+                resumed.fingerprint,
+                &resumed.carried,
+                slots,
+            ),
+        }
+    }
+
+    /// A helper's [`restore`](Self::restore): `start` on a fresh entry, else the step of the
+    /// frame its caller carried, checked against the helper's own table.
+    pub fn restore_frame(
+        &mut self,
+        helper: &'static Handler,
+        fresh: bool,
+        frame: Option<Frame>,
+        slots: &mut impl Slots,
+        start: u32,
+    ) -> Result<u32, MrtrError> {
+        if fresh {
             return Ok(start);
-        };
-        let step = self
-            .handler
-            .steps
-            .iter()
-            .find(|s| s.name == resumed.step)
-            .ok_or_else(|| MrtrError::RejectedState(format!("unknown step `{}`", resumed.step)))?;
-        let expected = step_fingerprint(step.layout, slots, step.mask);
-        if resumed.fingerprint != expected {
-            return Err(MrtrError::RejectedState(format!(
-                "layout fingerprint {:016x} of step `{}` does not match this build ({expected:016x})",
-                resumed.fingerprint, step.name
-            )));
         }
-        let mut rest = resumed.carried.as_slice();
-        let mut failure = None;
-        each_selected(slots, step.mask, |i, slot| {
-            if failure.is_none()
-                && let Err(e) = slot.restore(&mut rest)
-            {
-                let name = step.carried.get(i).copied().unwrap_or("?");
-                failure = Some(MrtrError::RejectedState(format!(
-                    "carried local `{name}`: {e}"
-                )));
-            }
-        });
-        if let Some(error) = failure {
-            return Err(error);
-        }
-        if !rest.is_empty() {
-            return Err(MrtrError::RejectedState(format!(
-                "{} unread bytes after the carried locals",
-                rest.len()
-            )));
-        }
-        Ok(step.pc)
+        let frame = frame.ok_or_else(|| {
+            MrtrError::RejectedState(format!(
+                "the continuation holds no frame for helper `{}`",
+                helper.path
+            ))
+        })?;
+        restore_step(
+            helper,
+            &frame.step,
+            frame.fingerprint,
+            &frame.carried,
+            slots,
+        )
     }
 
     /// The arm of step `step` (its index in the handler's steps), where a legacy round goes on
@@ -197,10 +212,52 @@ impl Io {
         self.handler.steps.get(step).map_or(u32::MAX, |s| s.pc)
     }
 
+    /// The step of a helper: where its body goes on once a legacy client has answered.
+    pub fn resume_pc_in(&self, helper: &'static Handler, step: usize) -> u32 {
+        helper.steps.get(step).map_or(u32::MAX, |s| s.pc)
+    }
+
     /// Registers one ask of the step being entered; returns the marker that types its answer.
     pub fn ask<T>(&mut self, key: impl Into<String>, ask: Ask<T>) -> PhantomData<T> {
-        self.pending.insert(key.into(), ask.into_request());
+        let key = key.into();
+        let key = if self.prefix.is_empty() {
+            key
+        } else {
+            format!("{}{key}", self.prefix)
+        };
+        self.pending.insert(key, ask.into_request());
         PhantomData
+    }
+
+    /// Enters a helper's call site: every key asked until [`leave`](Self::leave) is prefixed
+    /// with `site.`. Returns the prefix to restore.
+    pub fn enter(&mut self, site: &str) -> usize {
+        let depth = self.prefix.len();
+        self.prefix.push_str(site);
+        self.prefix.push('.');
+        depth
+    }
+
+    /// Leaves a call site entered at `depth`, however the helper ended.
+    pub fn leave(&mut self, depth: usize) {
+        self.prefix.truncate(depth);
+    }
+
+    /// `key` as it is on the wire: under the prefix of the helpers being run.
+    fn wire_key<'k>(&self, key: &'k str) -> std::borrow::Cow<'k, str> {
+        if self.prefix.is_empty() {
+            std::borrow::Cow::Borrowed(key)
+        } else {
+            std::borrow::Cow::Owned(format!("{}{key}", self.prefix))
+        }
+    }
+
+    /// rmcp's context of this request, for a helper's `&RequestContext<RoleServer>` or
+    /// `&Peer<RoleServer>` parameter (bound afresh at every entry: it cannot be carried).
+    pub fn request_context(&self) -> Result<RequestContext<RoleServer>, MrtrError> {
+        self.context.clone().ok_or_else(|| {
+            MrtrError::Internal("this round was opened without rmcp's request context".into())
+        })
     }
 
     /// Decodes the answer to `key`, from earlier partial rounds or from this request.
@@ -211,6 +268,8 @@ impl Io {
         _marker: &PhantomData<T>,
         key: &str,
     ) -> Result<Answer<T>, Missing> {
+        let wire = self.wire_key(key);
+        let key: &str = &wire;
         let request = self.pending.get(key).ok_or(Missing)?;
         if let Some(reason) = self.refused.remove(key) {
             tracing::debug!(target: "mrtr", key, %reason, "legacy client refused the request");
@@ -355,6 +414,82 @@ impl Io {
             },
         }))
     }
+}
+
+impl Io {
+    /// A helper's [`suspend`](Self::suspend): the frame its caller carries, for the helper's
+    /// step `step`. The round goes on in the caller, which suspends at its own call site.
+    pub fn suspend_frame<T>(
+        &self,
+        helper: &'static Handler,
+        slots: &mut impl Slots,
+        step: usize,
+    ) -> super::compose::Poll<T> {
+        use super::compose::Poll;
+        let Some(info) = helper.steps.get(step) else {
+            return Poll::Fail(MrtrError::Internal(format!(
+                "mrtr lowering bug: no step {step} in helper `{}`",
+                helper.path
+            )));
+        };
+        let cap = match &self.mode {
+            Mode::Modern { runtime, .. } => runtime.sealer.max_bytes(),
+            Mode::Live { .. } => usize::MAX,
+        };
+        match save_carried(slots, info, cap) {
+            Ok(carried) => Poll::Suspend(Frame {
+                step: info.name.to_owned(),
+                fingerprint: step_fingerprint(info.layout, slots, info.mask),
+                carried,
+            }),
+            Err(error) => Poll::Fail(error),
+        }
+    }
+}
+
+/// The arm of a resumed step, once its layout fingerprint matches `machine`'s and its carried
+/// locals are back in `slots`: for a handler's continuation and a helper's frame alike.
+fn restore_step(
+    machine: &'static Handler,
+    step_name: &str,
+    fingerprint: u64,
+    carried: &[u8],
+    slots: &mut impl Slots,
+) -> Result<u32, MrtrError> {
+    let step = machine
+        .steps
+        .iter()
+        .find(|s| s.name == step_name)
+        .ok_or_else(|| MrtrError::RejectedState(format!("unknown step `{step_name}`")))?;
+    let expected = step_fingerprint(step.layout, slots, step.mask);
+    if fingerprint != expected {
+        return Err(MrtrError::RejectedState(format!(
+            "layout fingerprint {fingerprint:016x} of step `{}` does not match this build ({expected:016x})",
+            step.name
+        )));
+    }
+    let mut rest = carried;
+    let mut failure = None;
+    each_selected(slots, step.mask, |i, slot| {
+        if failure.is_none()
+            && let Err(e) = slot.restore(&mut rest)
+        {
+            let name = step.carried.get(i).copied().unwrap_or("?");
+            failure = Some(MrtrError::RejectedState(format!(
+                "carried local `{name}`: {e}"
+            )));
+        }
+    });
+    if let Some(error) = failure {
+        return Err(error);
+    }
+    if !rest.is_empty() {
+        return Err(MrtrError::RejectedState(format!(
+            "{} unread bytes after the carried locals",
+            rest.len()
+        )));
+    }
+    Ok(step.pc)
 }
 
 /// The locals step `info` carries, encoded in its slot order; refused once their base64 form

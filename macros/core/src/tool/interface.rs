@@ -85,6 +85,7 @@ fn request_kind(handler: &Handler<'_>) -> (TokenStream, TokenStream) {
     match handler.kind {
         Kind::Tool => (quote!(ToolCall), quote!(#rt::rmcp::model::CallToolResponse)),
         Kind::Prompt => (quote!(PromptCall), quote!(#rt::PromptOutcome)),
+        Kind::Helper => unreachable!("a helper is not registered"),
         Kind::Resource => (
             quote!(ResourceCall),
             quote!(#rt::rmcp::model::ReadResourceResponse),
@@ -189,8 +190,9 @@ fn body_fn(handler: &Handler<'_>, machine: &Gen<'_>) -> TokenStream {
             .any(|lint| attr.path().is_ident(lint))
     });
     let handler_const = handler_const(name);
-    let lowered =
-        machine.body_tokens(quote!(__mrtr_call.open(const { &Self::#handler_const }).await));
+    let lowered = machine.body_tokens(Some(
+        quote!(__mrtr_call.open(const { &Self::#handler_const }).await),
+    ));
     quote_spanned! {name.span()=>
         #[doc(hidden)]
         #(#lints)*
@@ -251,7 +253,7 @@ fn handler_const(name: &syn::Ident) -> syn::Ident {
     format_ident!("{}_HANDLER", name.to_string().to_uppercase())
 }
 
-fn step_infos(machine: &Gen<'_>) -> Vec<TokenStream> {
+pub(super) fn step_infos(machine: &Gen<'_>) -> Vec<TokenStream> {
     machine
         .body
         .sites
@@ -260,10 +262,7 @@ fn step_infos(machine: &Gen<'_>) -> Vec<TokenStream> {
         .map(|(site, s)| {
             let name = &s.step;
             let keys = s.keys.iter().map(|k| machine.key_display(site, &k.key));
-            let carried = machine
-                .step_slots(site)
-                .into_iter()
-                .map(|b| machine.body.bindings[b].wire.clone());
+            let carried = machine.carried_names(site);
             let pc = machine.resume_pc(site);
             let mask = machine.step_mask(site);
             let layout = machine.layout(site);

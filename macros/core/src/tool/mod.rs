@@ -13,6 +13,7 @@
 mod ask;
 mod codegen;
 mod fallback;
+mod helper;
 mod interface;
 mod ir;
 mod liveness;
@@ -21,6 +22,7 @@ mod params;
 mod parse;
 mod patterns;
 mod plan;
+mod returns;
 mod rewrite;
 mod step_enum;
 mod syntax;
@@ -39,6 +41,11 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         Ok(item) => expand_impl(args, item),
         Err(_) => expand_method(args, item),
     }
+}
+
+/// `#[mrtr_helper]` on an `async fn`.
+pub fn expand_helper(args: TokenStream, item: TokenStream) -> TokenStream {
+    helper::expand(args, item)
 }
 
 /// On a method: the lowered impl items (the handler's steps as an associated const).
@@ -117,7 +124,7 @@ fn lower(
     let handler = parse::handler(args, method, &mut errors);
     let analysed = handler
         .as_ref()
-        .map(|handler| analyse(handler.method, handler.ret.clone(), &mut errors));
+        .map(|handler| analyse(handler.method, &handler.returns, &mut errors));
     let (Some(handler), Some(body), true) = (handler, analysed, errors.is_empty()) else {
         return (fallback::method(method, errors), None);
     };
@@ -129,9 +136,9 @@ fn lower(
 }
 
 /// Stages 2–4: the body's IR, its live sets, and every check on them.
-fn analyse(method: &ImplItemFn, ret: syn::Type, errors: &mut Errors) -> ir::Body {
+fn analyse(method: &ImplItemFn, returns: &returns::Returns, errors: &mut Errors) -> ir::Body {
     let params: Vec<&Pat> = parse::typed_params(method).map(|t| &*t.pat).collect();
-    let mut body = ir::build(&params, &method.block, ret, errors);
+    let mut body = ir::build(&params, &method.block, returns, errors);
     liveness::analyse(&mut body);
     validate::check(&body, &method.sig.ident, errors);
     body
@@ -149,7 +156,7 @@ pub fn carried_sets(item: TokenStream) -> Result<Vec<StepCarry>, Vec<String>> {
         syn::ReturnType::Type(_, ty) => (**ty).clone(),
         syn::ReturnType::Default => syn::parse_quote!(()),
     };
-    let body = analyse(&method, ret, &mut errors);
+    let body = analyse(&method, &returns::Returns::Handler(ret), &mut errors);
     let errors = errors.finish();
     if !errors.is_empty() {
         return Err(errors.iter().map(ToString::to_string).collect());

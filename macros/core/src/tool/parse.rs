@@ -9,6 +9,7 @@ use proc_macro2::TokenStream;
 use syn::punctuated::Punctuated;
 use syn::{Attribute, FnArg, ImplItemFn, Meta, ReturnType, Token, Type};
 
+use super::returns::Returns;
 use crate::errors::Errors;
 
 /// `#[mrtr_tool(..)]`'s arguments.
@@ -25,6 +26,8 @@ pub enum Kind {
     /// `#[mrtr_tool(resource)]`: rmcp has no resource router; the server's `read_resource`
     /// builds a `ResourceCall` and calls the method itself.
     Resource,
+    /// `#[mrtr_helper]`: entered from its callers' call sites, never registered.
+    Helper,
 }
 
 /// A handler as the attribute found it: everything later stages need besides its body.
@@ -33,6 +36,8 @@ pub struct Handler<'m> {
     pub kind: Kind,
     /// The written return type.
     pub ret: Type,
+    /// How the lowered body returns it.
+    pub returns: Returns,
     /// `#[tool(local)]` / `#[prompt(local)]`: rmcp does not require the future to be `Send`.
     pub local: bool,
     /// rmcp's attribute already names an `output_schema`.
@@ -75,10 +80,12 @@ pub fn handler<'m>(
     let options = registered
         .map(|(_, attr)| options_of(attr))
         .unwrap_or_default();
+    let ret = ret?;
     Some(Handler {
         method,
         kind: kind?,
-        ret: ret?,
+        returns: Returns::Handler(ret.clone()),
+        ret,
         local: options.local && kind != Some(Kind::Resource),
         has_output_schema: options.output_schema,
     })

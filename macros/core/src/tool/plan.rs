@@ -77,7 +77,8 @@ pub fn plan(body: &Body, handler: &Handler<'_>) -> Plan {
         .iter()
         .flat_map(|r| r.bindings.iter().copied())
         .collect();
-    plan.slotted.retain(|b| !refilled.contains(b));
+    plan.slotted
+        .retain(|b| !refilled.contains(b) && body.bindings[*b].view_of.is_none());
     plan.typed_by_ask = body
         .frames
         .iter()

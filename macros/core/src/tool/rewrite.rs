@@ -1,6 +1,7 @@
 //! Rewrites inside ask-free code that ends up in an arm of the dispatch loop.
 //!
-//! `return e` becomes `return done::<R>(e)` so the lowered body can return its own `Flow`; a
+//! `return e` becomes `return done::<R>(e)` (a helper's `finish`, see `returns.rs`) so the lowered
+//! body can return its own `Flow`; a
 //! `break`/`continue` that leaves to an *opened* loop is replaced by a `__mrtr_jump!(n)`
 //! placeholder (the loop no longer exists as a Rust loop; codegen turns the placeholder into
 //! "park what the target needs, set the program counter, `continue 'dispatch`"). Closures,
@@ -8,13 +9,14 @@
 
 use proc_macro2::Span;
 use quote::quote;
+use syn::Expr;
 use syn::visit_mut::{self, VisitMut};
-use syn::{Expr, Type};
 
 use super::ir::{ConstructId, Jump, JumpKind};
+use super::returns::Returns;
 
 pub struct Rewriter<'a> {
-    pub ret: &'a Type,
+    pub returns: &'a Returns,
     /// Opened loops around the code, innermost last, with their labels.
     pub opened: &'a [(Option<String>, ConstructId)],
     pub jumps: &'a mut Vec<Jump>,
@@ -28,12 +30,12 @@ pub struct Rewriter<'a> {
 
 impl<'a> Rewriter<'a> {
     pub fn new(
-        ret: &'a Type,
+        returns: &'a Returns,
         opened: &'a [(Option<String>, ConstructId)],
         jumps: &'a mut Vec<Jump>,
     ) -> Self {
         Rewriter {
-            ret,
+            returns,
             opened,
             jumps,
             recorded: Vec::new(),
@@ -99,10 +101,9 @@ impl VisitMut for Rewriter<'_> {
                     self.visit_expr_mut(value);
                 }
                 let value = ret.expr.take().map_or_else(|| quote!(()), |v| quote!(#v));
-                let r = self.ret;
                 let token = ret.return_token;
-                let rt = crate::runtime();
-                *expr = syn::parse_quote!(#token #rt::done::<#r>(#value));
+                let done = self.returns.done(value);
+                *expr = syn::parse_quote!(#token #done);
             }
             Expr::Break(brk) => {
                 if let Some(value) = &mut brk.expr {

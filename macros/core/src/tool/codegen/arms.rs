@@ -113,7 +113,9 @@ impl Gen<'_> {
             .map(|a| quote!(::core::result::Result::Ok(#a)));
         // A missing answer leaves the dispatch loop with the step's index: the code after the
         // loop awaits a legacy client or seals the step, once for every step.
-        let decode = if let [key] = &s.keys[..] {
+        let decode = if let Some((key, helper)) = s.helper() {
+            self.enter_helper(site, key, helper)
+        } else if let [key] = &s.keys[..] {
             let marker = Self::marker(&key.key);
             let wire = self.key_at_resume(site, &key.key);
             quote! {
@@ -151,5 +153,31 @@ impl Gen<'_> {
             quote!(#bind #rest)
         });
         quote!(#decode #rest)
+    }
+
+    /// A helper site's resume arm begins by entering the callee (fresh with the arguments the
+    /// site evaluated, or resumed from the frame this step carried) under the site's key
+    /// prefix, before any user code runs: a retry walks down the chain of frames and re-runs
+    /// nothing. A callee that suspends leaves its frame in this step's slot.
+    fn enter_helper(&self, site: SiteId, key: &SiteKey, helper: &HelperEntry) -> TokenStream {
+        let rt = rt();
+        let wire = self.key_at_resume(site, &key.key);
+        let call = Self::helper_call(&key.key);
+        let frame = self.frame_slot(site);
+        let callee = &helper.callee;
+        quote! {
+            let __mrtr_depth = __mrtr_io.enter(#wire);
+            let __mrtr_entry = #rt::Entry::new(&mut #call, &mut #frame.value);
+            let __mrtr_poll = #rt::Settle::settle(#callee(__mrtr_entry, &mut __mrtr_io).await);
+            __mrtr_io.leave(__mrtr_depth);
+            let __mrtr_a0 = match __mrtr_poll {
+                #rt::Poll::Done(value) => value,
+                #rt::Poll::Suspend(callee) => {
+                    #frame.value = ::core::option::Option::Some(callee);
+                    break '__mrtr_dispatch #site;
+                }
+                #rt::Poll::Fail(error) => return #rt::fail(error),
+            };
+        }
     }
 }

@@ -91,17 +91,17 @@ impl Gen<'_> {
             return quote!(#prelude #tail;);
         }
         let exit = match f.exit {
-            FrameExit::Return => {
-                let ret = self.ret;
-                match tail {
-                    Some(tail) => quote!(return #rt::done::<#ret>(#tail);),
-                    None => quote! {
-                        return ::core::result::Result::Ok(#rt::Flow::Fail(#rt::MrtrError::Internal(
-                            ::std::string::String::from("a lowered handler fell off the end of its body"),
-                        )));
-                    },
+            FrameExit::Return => match tail {
+                Some(tail) => {
+                    let done = self.returns.done(quote!(#tail));
+                    quote!(return #done;)
                 }
-            }
+                None => quote! {
+                    return #rt::fail(#rt::MrtrError::Internal(
+                        ::std::string::String::from("a lowered handler fell off the end of its body"),
+                    ));
+                },
+            },
             FrameExit::Join(c) => self.exit(c, tail.map(|t| quote!(#t)), held),
             FrameExit::Latch(c) => {
                 let tail = tail.map(|t| quote!(let _ = #t;));
@@ -117,6 +117,16 @@ impl Gen<'_> {
         let s = &self.body.sites[site];
         let path = &s.path;
         let mut out = quote!(#path!(@lowered););
+        if let Some((key, _)) = s.helper() {
+            // The helper's arguments are evaluated here, once; its resume arm enters it.
+            let (prelude, call) = self.fill_jumps(key.request.clone(), held);
+            out.extend(prelude);
+            let slot = Self::helper_call(&key.key);
+            out.extend(quote!(#slot = ::core::option::Option::Some(#call);));
+            out.extend(self.park_at_ask(site, held));
+            out.extend(self.goto(Arm::Resume(site)));
+            return out;
+        }
         if let [key] = &s.keys[..] {
             let (prelude, request) = self.fill_jumps(key.request.clone(), held);
             out.extend(prelude);

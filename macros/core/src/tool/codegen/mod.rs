@@ -11,11 +11,12 @@ use std::collections::BTreeSet;
 
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
-use syn::{Expr, Type};
+use syn::Expr;
 
 use super::ir::*;
 use super::parse::Handler;
 use super::plan::{Arm, Plan};
+use super::returns::Returns;
 
 mod arms;
 mod flow;
@@ -26,11 +27,21 @@ mod steps;
 pub struct Gen<'a> {
     pub body: &'a Body,
     pub plan: &'a Plan,
-    /// The handler's written return type.
-    pub ret: &'a Type,
+    /// How the body returns its user code's value.
+    pub returns: &'a Returns,
     pub fn_name: &'a Ident,
     /// `#[tool(local)]`: the handler's future need not be `Send`.
     pub local: bool,
+    pub machine: Machine,
+}
+
+/// What kind of machine the body is: it decides how a round starts and how a step ends.
+pub enum Machine {
+    /// Opens its round from the request and ends a step by sealing the continuation.
+    Handler,
+    /// Entered by a caller with an `Entry`; ends a step by handing the caller its frame. The
+    /// path of its `Handler` table (steps and fingerprints).
+    Helper { table: TokenStream },
 }
 
 impl<'a> Gen<'a> {
@@ -38,9 +49,10 @@ impl<'a> Gen<'a> {
         Gen {
             body,
             plan,
-            ret: &handler.ret,
+            returns: &handler.returns,
             fn_name: &handler.method.sig.ident,
             local: handler.local,
+            machine: Machine::Handler,
         }
     }
 }
@@ -77,6 +89,20 @@ impl Gen<'_> {
     pub(super) fn marker(key: &Ident) -> Ident {
         format_ident!("__mrtr_m_{}", key)
     }
+    /// A helper site's `Call`, from the arm that reaches the site to its resume arm.
+    pub(super) fn helper_call(key: &Ident) -> Ident {
+        format_ident!("__mrtr_h_{}", key)
+    }
+    /// The helper sites, in order: each has a frame slot after the carried locals.
+    pub(super) fn frame_sites(&self) -> Vec<SiteId> {
+        (0..self.body.sites.len())
+            .filter(|&s| self.body.sites[s].helper().is_some())
+            .collect()
+    }
+    /// Slots in the carried tuple: the carried locals, then one frame per helper site.
+    pub(super) fn carried_count(&self) -> usize {
+        self.plan.carried.len() + self.frame_sites().len()
+    }
     /// The program counter's value for an arm: its index, as a literal (a named constant or an
     /// enum per arm would be more items for rustc to check, in every handler).
     pub(super) fn pc(&self, arm: Arm) -> TokenStream {
@@ -95,14 +121,22 @@ impl Gen<'_> {
             continue '__mrtr_dispatch;
         }
     }
-    /// The whole lowered body; `open` is the expression that opens the round (`Io`).
-    pub fn body_tokens(&self, open: TokenStream) -> TokenStream {
+    /// The whole lowered body; `open` is the expression that opens a handler's round (`Io`);
+    /// a helper is handed its caller's.
+    pub fn body_tokens(&self, open: Option<TokenStream>) -> TokenStream {
         let items = &self.body.items;
-        let open = attempt(open);
+        let open = open.map(|open| {
+            let open = attempt(open);
+            quote!(let mut __mrtr_io = #open;)
+        });
         let (sources, slots) = (self.refill_sources(), self.slot_decls());
         let carried = self.carried_tuple();
         let transfers = self.transfer_decls();
         let markers = self.body.sites.iter().flat_map(|s| &s.keys).map(|k| {
+            if k.helper.is_some() {
+                let call = Self::helper_call(&k.key);
+                return quote!(let mut #call = ::core::option::Option::None;);
+            }
             let m = Self::marker(&k.key);
             quote!(let mut #m = ::core::marker::PhantomData;)
         });
@@ -113,7 +147,7 @@ impl Gen<'_> {
         let dispatch = self.dispatch();
         quote! {
             #(#items)*
-            let mut __mrtr_io = #open;
+            #open
             #(#sources)*
             #(#slots)*
             let mut __mrtr_c = #carried;
@@ -130,10 +164,14 @@ impl Gen<'_> {
     fn dispatch(&self) -> TokenStream {
         let rt = rt();
         let start = self.pc(Arm::Start);
-        let restore = attempt(quote!(__mrtr_io.restore(&mut __mrtr_c, #start)));
+        let restore = attempt(match &self.machine {
+            Machine::Handler => quote!(__mrtr_io.restore(&mut __mrtr_c, #start)),
+            Machine::Helper { table } => quote! {
+                __mrtr_io.restore_frame(const { &#table }, __mrtr_fresh, __mrtr_frame, &mut __mrtr_c, #start)
+            },
+        });
         let arms = self.plan.arms.iter().map(|&arm| self.arm(arm));
-        let no_arm =
-            quote!(_ => return ::core::result::Result::Ok(#rt::Flow::Fail(#rt::no_arm())),);
+        let no_arm = quote!(_ => return #rt::fail(#rt::no_arm()),);
         if self.body.sites.is_empty() {
             // No `ask!`: the start arm only ends by returning, so there is nothing to loop over.
             return quote! {
@@ -145,6 +183,20 @@ impl Gen<'_> {
             };
         }
         let ask_live = attempt(quote!(__mrtr_io.ask_live().await));
+        let (resume_pc, suspend) = match &self.machine {
+            Machine::Handler => (
+                quote!(__mrtr_io.resume_pc(__mrtr_step)),
+                quote!(::core::result::Result::Ok(
+                    __mrtr_io.suspend(&mut __mrtr_c, __mrtr_step)
+                )),
+            ),
+            Machine::Helper { table } => (
+                quote!(__mrtr_io.resume_pc_in(const { &#table }, __mrtr_step)),
+                self.returns.suspended(
+                    quote!(__mrtr_io.suspend_frame(const { &#table }, &mut __mrtr_c, __mrtr_step)),
+                ),
+            ),
+        };
         quote! {
             let mut __mrtr_pc: u32 = #restore;
             loop {
@@ -156,10 +208,10 @@ impl Gen<'_> {
                 };
                 if __mrtr_io.is_live() {
                     #ask_live;
-                    __mrtr_pc = __mrtr_io.resume_pc(__mrtr_step);
+                    __mrtr_pc = #resume_pc;
                     continue;
                 }
-                return ::core::result::Result::Ok(__mrtr_io.suspend(&mut __mrtr_c, __mrtr_step));
+                return #suspend;
             }
         }
     }
@@ -210,7 +262,7 @@ impl Gen<'_> {
     /// The carried slots, as a tuple (of tuples, past [`TUPLE`]); each made where its `Carry`
     /// bound is checked, at the user's binding.
     fn carried_tuple(&self) -> TokenStream {
-        let carried: Vec<TokenStream> = self
+        let mut carried: Vec<TokenStream> = self
             .plan
             .carried
             .iter()
@@ -225,6 +277,12 @@ impl Gen<'_> {
                 }
             })
             .collect();
+        let rt = rt();
+        carried.extend(
+            self.frame_sites()
+                .into_iter()
+                .map(|_| quote!(#rt::slot::<#rt::Frame>())),
+        );
         if carried.len() <= TUPLE {
             quote!((#(#carried,)*))
         } else {

@@ -32,14 +32,29 @@ impl Gen<'_> {
     /// `__mrtr_c.j.i` once there are more than a tuple's worth.
     pub(super) fn carried_slot(&self, b: BindingId) -> Option<TokenStream> {
         let index = self.plan.carried.iter().position(|&c| c == b)?;
+        Some(self.carried_at(index))
+    }
+
+    /// The slot of the callee's frame at a helper site: after the carried locals.
+    pub(super) fn frame_slot(&self, site: SiteId) -> TokenStream {
+        let index = self
+            .frame_sites()
+            .iter()
+            .position(|&s| s == site)
+            .expect("a helper site has a frame slot");
+        self.carried_at(self.plan.carried.len() + index)
+    }
+
+    /// The `index`-th slot of the carried tuple (of tuples, past [`TUPLE`]).
+    fn carried_at(&self, index: usize) -> TokenStream {
         let field = |i: usize| syn::Index::from(i);
-        Some(if self.plan.carried.len() <= TUPLE {
+        if self.carried_count() <= TUPLE {
             let i = field(index);
             quote!(__mrtr_c.#i)
         } else {
             let (outer, inner) = (field(index / TUPLE), field(index % TUPLE));
             quote!(__mrtr_c.#outer.#inner)
-        })
+        }
     }
 
     /// Ties a binding's type across arms (see `Plan::typed_by_ask`).
@@ -56,7 +71,7 @@ impl Gen<'_> {
     /// Whether a held binding goes back into a slot at an arm's end: not a refilled parameter,
     /// which the next arm takes again from the request.
     pub(super) fn parks(&self, b: BindingId, held: &Held) -> bool {
-        held.contains(&b) && self.plan.refill_of(b).is_none()
+        held.contains(&b) && self.plan.refill_of(b).is_none() && self.binding(b).view_of.is_none()
     }
 
     /// `park` run at a point where bindings of the same names hide the parked ones: a
@@ -196,6 +211,7 @@ impl Gen<'_> {
             .iter()
             .copied()
             .filter(|(_, b)| self.plan.refill_of(*b).is_none())
+            .filter(|(_, b)| self.binding(*b).view_of.is_none())
             .collect();
         for (f, _) in &path {
             // Refilled parameters (root level only) are bound again whole, before the locals
@@ -237,7 +253,25 @@ impl Gen<'_> {
                         }),
                 )
                 .collect();
-            levels.push(refills.into_iter().chain(outs).collect::<Vec<_>>());
+            // Views are derived again from their owners, once those are out of their slots.
+            let views = visible
+                .iter()
+                .filter(|(vf, b)| vf == f && live.contains(b))
+                .filter_map(|&(_, b)| {
+                    let binding = self.binding(b);
+                    let init = binding.init.as_ref()?;
+                    binding.view_of?;
+                    let local = self.local(b);
+                    let ty = binding.ty.as_ref().map(|ty| quote!(: #ty));
+                    Some(quote!(#[allow(unused_variables)] let #local #ty = #init;))
+                });
+            levels.push(
+                refills
+                    .into_iter()
+                    .chain(outs)
+                    .chain(views)
+                    .collect::<Vec<_>>(),
+            );
             held.extend(
                 visible
                     .iter()

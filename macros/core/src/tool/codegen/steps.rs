@@ -21,10 +21,30 @@ impl Gen<'_> {
 
     /// Bit `i` set for each carried slot `i` the step saves.
     pub fn step_mask(&self, site: SiteId) -> u64 {
+        let frame = self
+            .frame_sites()
+            .iter()
+            .position(|&s| s == site)
+            .map(|i| self.plan.carried.len() + i);
         self.step_slots(site)
             .into_iter()
             .filter_map(|b| self.plan.carried.iter().position(|&c| c == b))
+            .chain(frame)
             .fold(0, |mask, i| mask | (1 << i))
+    }
+
+    /// The names of what a step carries, in slot order: its locals' wire names, then for a
+    /// helper site `#site`, the callee's frame (`#` cannot start a local's name).
+    pub fn carried_names(&self, site: SiteId) -> Vec<String> {
+        let mut names: Vec<String> = self
+            .step_slots(site)
+            .into_iter()
+            .map(|b| self.binding(b).wire.clone())
+            .collect();
+        if let Some((key, _)) = self.body.sites[site].helper() {
+            names.push(format!("#{}", key.key));
+        }
+        names
     }
 
     /// The program counter value of a site's resume arm.
@@ -75,9 +95,9 @@ impl Gen<'_> {
             .map(|k| format!("`{}`", self.key_display(site, &k.key)))
             .collect();
         let carried: Vec<String> = self
-            .step_slots(site)
+            .carried_names(site)
             .into_iter()
-            .map(|b| format!("`{}`", self.binding(b).wire))
+            .map(|name| format!("`{name}`"))
             .collect();
         let carried = if carried.is_empty() {
             "nothing".to_owned()
@@ -93,11 +113,7 @@ impl Gen<'_> {
             .iter()
             .map(|k| self.key_display(site, &k.key))
             .collect();
-        let slots: Vec<&str> = self
-            .step_slots(site)
-            .into_iter()
-            .map(|b| self.binding(b).wire.as_str())
-            .collect();
+        let slots = self.carried_names(site);
         format!(
             "::{}|{}|{}|{}",
             self.fn_name,

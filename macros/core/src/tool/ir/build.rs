@@ -15,17 +15,18 @@ use crate::errors::Errors;
 use crate::tool::ask::{AskInvocation, is_ask, tokens_mention_ask};
 use crate::tool::misplaced::reject_misplaced;
 use crate::tool::patterns::{annotation, bound_idents, let_bound_idents};
+use crate::tool::returns::Returns;
 use crate::tool::rewrite::Rewriter;
 use crate::tool::syntax::Syntax;
 use crate::tool::uses::Uses;
 
-pub(super) struct Builder<'e> {
+pub(super) struct Builder<'e, 'a> {
     pub(super) body: Body,
     errors: &'e mut Errors,
     /// One scope per frame being built, innermost last.
     scopes: Vec<Vec<BindingId>>,
     loops: Vec<(Option<String>, ConstructId)>,
-    ret: Type,
+    returns: &'a Returns,
     wire_counts: HashMap<String, usize>,
     keys_seen: HashSet<String>,
     tails: usize,
@@ -34,7 +35,7 @@ pub(super) struct Builder<'e> {
 }
 
 /// Builds the IR of a handler body. `params` are the parameter patterns, in order.
-pub fn build(params: &[&Pat], block: &Block, ret: Type, errors: &mut Errors) -> Body {
+pub fn build(params: &[&Pat], block: &Block, returns: &Returns, errors: &mut Errors) -> Body {
     let mut builder = Builder {
         body: Body {
             bindings: Vec::new(),
@@ -49,7 +50,7 @@ pub fn build(params: &[&Pat], block: &Block, ret: Type, errors: &mut Errors) -> 
         errors,
         scopes: Vec::new(),
         loops: Vec::new(),
-        ret,
+        returns,
         wire_counts: HashMap::new(),
         keys_seen: HashSet::new(),
         tails: 0,
@@ -79,7 +80,7 @@ pub fn build(params: &[&Pat], block: &Block, ret: Type, errors: &mut Errors) -> 
     builder.body
 }
 
-impl Builder<'_> {
+impl Builder<'_, '_> {
     #[allow(clippy::too_many_arguments)]
     fn new_binding(
         &mut self,
@@ -103,6 +104,10 @@ impl Builder<'_> {
         } else {
             format!("{name}@{count}")
         };
+        let view_of = init
+            .as_ref()
+            .and_then(view_owner)
+            .and_then(|owner| self.resolve(&owner));
         self.body.bindings.push(Binding {
             ident,
             mutable,
@@ -112,6 +117,7 @@ impl Builder<'_> {
             wire,
             init,
             uninit,
+            view_of,
         });
         self.body.bindings.len() - 1
     }
@@ -163,12 +169,19 @@ impl Builder<'_> {
         let resolve = |name: &str| self.resolve(name);
         let mut uses = Uses::new(&resolve);
         item.accept(&mut uses);
+        // A view is derived from its owner wherever it is used: the owner is used there too.
+        let owners: Vec<BindingId> = uses
+            .found
+            .iter()
+            .filter_map(|&b| self.body.bindings[b].view_of)
+            .collect();
+        uses.found.extend(owners);
         uses.found
     }
 
     /// Rewrites `return`s and jumps to opened loops; returns the jumps recorded.
     fn rewrite(&mut self, f: impl FnOnce(&mut Rewriter<'_>)) -> Vec<usize> {
-        let mut rewriter = Rewriter::new(&self.ret, &self.loops, &mut self.body.jumps);
+        let mut rewriter = Rewriter::new(self.returns, &self.loops, &mut self.body.jumps);
         f(&mut rewriter);
         rewriter.recorded
     }
@@ -412,7 +425,18 @@ impl Builder<'_> {
         };
         let mut uses = Live::new();
         let mut keys = Vec::new();
+        let several = invocation.entries.len() > 1;
         for mut entry in invocation.entries {
+            let helper = match entry.request {
+                Expr::Await(awaited) => {
+                    entry.request = *awaited.base;
+                    if several {
+                        self.errors.at(&entry.key, "an `ask!` that enters a helper (`.await`) has that one key: give the helper its own `ask!`, and the other keys theirs");
+                    }
+                    helper_entry(&entry.request, self.errors)
+                }
+                _ => None,
+            };
             let name = entry.key.to_string();
             if self.keys_seen.contains(&name) {
                 self.errors.at(&entry.key, format!("the ask key `{name}` is already used by another `ask!` in this handler; each ask needs its own key, as it names the answer in `inputResponses`: rename this one"));
@@ -426,7 +450,8 @@ impl Builder<'_> {
             keys.push(SiteKey {
                 key: entry.key,
                 request: entry.request,
-                capability,
+                capability: if helper.is_some() { None } else { capability },
+                helper,
             });
         }
         let step = match keys.first() {
@@ -825,6 +850,77 @@ fn check_owned_iteration(iter: &Expr, errors: &mut Errors) {
 /// The client capability an ask's request names, from its builder as written in the `ask!`
 /// (the request can also come from elsewhere, a local or a function: then it is not listed, and
 /// the runtime's gate still checks it when it is asked).
+/// `::std::borrow::Borrow::borrow(&__mrtr_ownN)`, the view a helper's borrowed parameter is
+/// bound to: the owner's name.
+fn view_owner(init: &Expr) -> Option<String> {
+    let Expr::Call(call) = init else { return None };
+    let Expr::Path(func) = &*call.func else {
+        return None;
+    };
+    let is_borrow = func
+        .path
+        .segments
+        .iter()
+        .map(|s| s.ident.to_string())
+        .eq(["std", "borrow", "Borrow", "borrow"]);
+    let [Expr::Reference(arg)] = call.args.iter().collect::<Vec<_>>()[..] else {
+        return None;
+    };
+    let Expr::Path(owner) = &*arg.expr else {
+        return None;
+    };
+    let owner = owner.path.get_ident()?.to_string();
+    (is_borrow && owner.starts_with("__mrtr_own")).then_some(owner)
+}
+
+/// The entry of `ask!(site: call.await)`: `call` names an `#[mrtr_helper]` by path
+/// (`gate(..)`, `Self::gate(..)`) or as a method on `self` (`self.gate(..)`), whose receiver is
+/// evaluated again at every entry, so it must be `self` or a field of it.
+fn helper_entry(call: &Expr, errors: &mut Errors) -> Option<HelperEntry> {
+    let run = |name: &Ident| format_ident!("__mrtr_run_{}", name);
+    match call {
+        Expr::Call(c) => {
+            let Expr::Path(path) = &*c.func else {
+                errors.at(&c.func, "`ask!(site: helper(..).await)` calls an `#[mrtr_helper]` by its name: `gate(..)`, `Self::gate(..)` or `self.gate(..)`");
+                return None;
+            };
+            let mut path = path.clone();
+            let last = path.path.segments.last_mut()?;
+            last.ident = run(&last.ident);
+            Some(HelperEntry {
+                callee: path.into_token_stream(),
+            })
+        }
+        Expr::MethodCall(m) => {
+            if !rooted_at_self(&m.receiver) {
+                errors.at(&m.receiver, "a helper method is entered again on every retry, on the instance the retry reaches: call it on `self` or a field of `self` (`self.gate(..)`, `self.approvals.ask(..)`), not on a local");
+                return None;
+            }
+            let receiver = &m.receiver;
+            let method = run(&m.method);
+            let turbofish = &m.turbofish;
+            Some(HelperEntry {
+                callee: quote::quote!(#receiver.#method #turbofish),
+            })
+        }
+        other => {
+            errors.at(other, "`.await` inside `ask!` enters an `#[mrtr_helper]`: write `ask!(site: helper(..).await)` with a call of the helper, or drop the `.await` to ask a client request");
+            None
+        }
+    }
+}
+
+/// `self`, `self.a.b`, `&self.a`: a place the retry can evaluate again.
+fn rooted_at_self(expr: &Expr) -> bool {
+    match expr {
+        Expr::Path(p) => p.path.is_ident("self"),
+        Expr::Field(f) => rooted_at_self(&f.base),
+        Expr::Reference(r) => rooted_at_self(&r.expr),
+        Expr::Paren(p) => rooted_at_self(&p.expr),
+        _ => false,
+    }
+}
+
 fn capability_of(request: &Expr) -> Option<&'static str> {
     let mut expr = request;
     loop {

@@ -10,7 +10,7 @@ use super::*;
 use crate::tool::patterns::bound_names;
 use crate::tool::uses::let_bindings;
 
-impl Builder<'_> {
+impl Builder<'_, '_> {
     /// The reads of `expr` that see a value from before it, and (into `killed`) the bindings it
     /// assigns on every path that completes normally: `v = f()?;`, also inside a block or
     /// both branches of an `if`/every arm of a `match`. `hidden` are names that inner `let`s or

@@ -62,11 +62,14 @@ pub struct Binding {
     pub init: Option<Expr>,
     /// `let x;` without a value.
     pub uninit: bool,
+    /// A borrowed view of another local, derived again in every arm that needs it instead of
+    /// parked: a helper's `message: &str`, over the `String` its call owns (`helper.rs`).
+    pub view_of: Option<BindingId>,
 }
 
 impl Binding {
     pub fn is_serialized(&self) -> bool {
-        self.kind != BindingKind::Param
+        self.kind != BindingKind::Param && self.view_of.is_none()
     }
 }
 
@@ -180,8 +183,28 @@ pub struct Site {
 
 pub struct SiteKey {
     pub key: Ident,
+    /// The request, or for a helper site the call that makes the helper's `Call`.
     pub request: Expr,
     pub capability: Option<&'static str>,
+    /// `ask!(site: helper(..).await)`: the helper is entered at the step instead of asked.
+    pub helper: Option<HelperEntry>,
+}
+
+/// How a helper site enters its callee at every entry: the callee's hidden run fn, on the
+/// receiver the call was written on (`Self::__mrtr_run_gate`, `self.__mrtr_run_gate::<T>`), to
+/// be called with the entry and the round.
+pub struct HelperEntry {
+    pub callee: proc_macro2::TokenStream,
+}
+
+impl Site {
+    /// The helper entered at this step, if it is a helper site (which has exactly one key).
+    pub fn helper(&self) -> Option<(&SiteKey, &HelperEntry)> {
+        match &self.keys[..] {
+            [key] => key.helper.as_ref().map(|h| (key, h)),
+            _ => None,
+        }
+    }
 }
 
 pub struct Construct {

@@ -1,0 +1,371 @@
+//! `#[mrtr_helper]`: an `async fn` with `ask!` points that handlers (and other helpers) call,
+//! lowered into a machine of its own and entered from its callers' `ask!(site: helper(..).await)`.
+//!
+//! One helper becomes two functions. The one with the user's name and parameters evaluates the
+//! arguments once, at the call site, into a `Call` (not a future: awaited anywhere else it is a
+//! compile error naming the fix). The hidden `__mrtr_run_<name>` is the machine: the same
+//! pipeline as a handler's body, entered with the call's arguments or with the frame the caller
+//! carried, ending in a `Poll`.
+//!
+//! Parameters, as a retry on another instance needs them:
+//! - `ClientCaps`, `RequestContext<RoleServer>`, `Peer<RoleServer>` (by value or by reference)
+//!   are this request's: bound afresh from the round at every entry, never carried;
+//! - every other parameter is a value evaluated once at the call site and owned from there (a
+//!   `&str` becomes a `String`, a `&T` a `T::Owned`); the helper carries it across its asks like
+//!   any local;
+//! - the receiver (`&self`) is the instance the retry reached, re-supplied by the caller.
+
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::visit::Visit;
+use syn::{FnArg, GenericParam, ImplItemFn, Pat, ReturnType, Type};
+
+use super::codegen::{Gen, Machine};
+use super::parse::{Handler, Kind};
+use super::returns::Returns;
+use super::{analyse, fallback, interface, plan};
+use crate::errors::Errors;
+
+/// `#[mrtr_helper]` on an `async fn` (free, inherent method or associated fn).
+pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
+    let mut method: ImplItemFn = match syn::parse2(item.clone()) {
+        Ok(method) => method,
+        Err(e) => {
+            let error = syn::Error::new(
+                e.span(),
+                "`#[mrtr_helper]` goes on an `async fn` whose body uses `ask!`",
+            )
+            .to_compile_error();
+            return quote!(#error #item);
+        }
+    };
+    let mut errors = Errors::new();
+    if !args.is_empty() {
+        errors.at(&args, "`#[mrtr_helper]` takes no arguments");
+    }
+    if method.sig.asyncness.is_none() {
+        errors.at(
+            method.sig.fn_token,
+            "`#[mrtr_helper]` lowers an `async fn`; make the helper `async fn`",
+        );
+    }
+    name_impl_trait_params(&mut method);
+    let ret = match &method.sig.output {
+        ReturnType::Type(_, ty) => (**ty).clone(),
+        ReturnType::Default => syn::parse_quote!(()),
+    };
+    let returns = Returns::of_helper(&ret);
+    if let Returns::HelperPlain = returns {
+        reject_question_marks(&method.block, &ret, &mut errors);
+    }
+    let params = classify(&method, &mut errors);
+    if !errors.is_empty() {
+        return fallback::method(&method, errors);
+    }
+    let analysed_method = machine_method(&method, &params);
+    let body = analyse(&analysed_method, &returns, &mut errors);
+    if !errors.is_empty() {
+        return fallback::method(&method, errors);
+    }
+    errors.finish();
+    let handler = Handler {
+        method: &analysed_method,
+        kind: Kind::Helper,
+        ret: ret.clone(),
+        returns,
+        local: false,
+        has_output_schema: false,
+    };
+    let plan = plan::plan(&body, &handler);
+    let mut machine = Gen::new(&body, &plan, &handler);
+    machine.machine = Machine::Helper {
+        table: quote!(__MRTR_HELPER),
+    };
+    emit(&method, &params, &ret, &machine)
+}
+
+/// What one typed parameter of a helper is.
+enum Param {
+    /// This request's: bound from the round at every entry.
+    Context { pat: Pat, ty: Type, source: Context },
+    /// Evaluated at the call site; `owned` is what the call holds (`String` for `&str`).
+    Value {
+        pat: Pat,
+        ty: Type,
+        owned: Type,
+        borrowed: bool,
+    },
+}
+
+#[derive(Clone, Copy)]
+enum Context {
+    Caps,
+    Request,
+    Peer,
+}
+
+fn classify(method: &ImplItemFn, errors: &mut Errors) -> Vec<Param> {
+    let mut params = Vec::new();
+    for arg in &method.sig.inputs {
+        let FnArg::Typed(typed) = arg else { continue };
+        let (pat, ty) = ((*typed.pat).clone(), (*typed.ty).clone());
+        let (inner, borrowed) = match &ty {
+            Type::Reference(r) => {
+                if r.mutability.is_some() {
+                    errors.at(&ty, "a helper's parameter cannot be `&mut`: the helper may resume on another instance, in another request, where the caller's borrow does not exist; pass the value and return what changed");
+                }
+                ((*r.elem).clone(), true)
+            }
+            other => (other.clone(), false),
+        };
+        if let Some(source) = context_of(&inner) {
+            params.push(Param::Context { pat, ty, source });
+            continue;
+        }
+        if borrowed && !matches!(pat, Pat::Ident(_)) {
+            errors.at(&pat, "a borrowed helper parameter is owned by the call and borrowed again inside: bind it to a name");
+        }
+        let owned = if borrowed {
+            syn::parse_quote!(<#inner as ::std::borrow::ToOwned>::Owned)
+        } else {
+            ty.clone()
+        };
+        params.push(Param::Value {
+            pat,
+            ty,
+            owned,
+            borrowed,
+        });
+    }
+    params
+}
+
+/// `ClientCaps`, `RequestContext<..>`, `Peer<..>`: the request's own, never carried.
+fn context_of(ty: &Type) -> Option<Context> {
+    let Type::Path(path) = ty else { return None };
+    match path.path.segments.last()?.ident.to_string().as_str() {
+        "ClientCaps" => Some(Context::Caps),
+        "RequestContext" => Some(Context::Request),
+        "Peer" => Some(Context::Peer),
+        _ => None,
+    }
+}
+
+/// `message: impl Into<String>` becomes a named generic: the `Call` the helper returns names
+/// the argument's type, which an anonymous `impl` cannot be.
+fn name_impl_trait_params(method: &mut ImplItemFn) {
+    let mut named = 0usize;
+    for arg in &mut method.sig.inputs {
+        let FnArg::Typed(typed) = arg else { continue };
+        if let Type::ImplTrait(bounds) = &*typed.ty {
+            let name = format_ident!("__MrtrArg{}", named);
+            named += 1;
+            let bounds = &bounds.bounds;
+            let param: GenericParam = syn::parse_quote!(#name: #bounds);
+            method.sig.generics.params.push(param);
+            *typed.ty = syn::parse_quote!(#name);
+        }
+    }
+}
+
+/// `?` needs a `Result`/`Option` return written as such: the lowered helper wraps its first
+/// type argument, which a type alias hides.
+fn reject_question_marks(block: &syn::Block, ret: &Type, errors: &mut Errors) {
+    struct Finder(Vec<Span>);
+    impl<'ast> Visit<'ast> for Finder {
+        fn visit_expr_try(&mut self, e: &'ast syn::ExprTry) {
+            self.0.push(e.question_token.span());
+            syn::visit::visit_expr_try(self, e);
+        }
+        fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
+        fn visit_expr_async(&mut self, _: &'ast syn::ExprAsync) {}
+        fn visit_item(&mut self, _: &'ast syn::Item) {}
+    }
+    let mut finder = Finder(Vec::new());
+    finder.visit_block(block);
+    let ret = quote!(#ret).to_string();
+    for span in finder.0 {
+        errors.at_span(span, format!("a helper that uses `?` spells its return type `Result<T, E>` or `Option<T>`: the lowering wraps `T`, and `{ret}` does not show it (write the alias out)"));
+    }
+}
+
+/// The method the pipeline lowers: no typed parameters (each is a local bound by the body's
+/// first statement, from the call's arguments, in the arm that starts the helper), the body
+/// as written after that.
+fn machine_method(method: &ImplItemFn, params: &[Param]) -> ImplItemFn {
+    let rt = crate::runtime();
+    let mut machine = method.clone();
+    machine.sig.inputs = machine
+        .sig
+        .inputs
+        .into_iter()
+        .filter(|arg| matches!(arg, FnArg::Receiver(_)))
+        .collect();
+    let mut pats = Vec::new();
+    let mut borrows = Vec::new();
+    for (i, param) in params.iter().enumerate() {
+        let Param::Value {
+            pat, ty, borrowed, ..
+        } = param
+        else {
+            continue;
+        };
+        if *borrowed {
+            let owned = format_ident!("__mrtr_own{}", i);
+            pats.push(quote!(#owned));
+            borrows.push(quote!(let #pat: #ty = ::std::borrow::Borrow::borrow(&#owned);));
+        } else {
+            pats.push(quote!(#pat));
+        }
+    }
+    let stmts = &method.block.stmts;
+    machine.block = syn::parse_quote!({
+        let (#(#pats,)*) = #rt::mrtr_try!(#rt::out(&mut __mrtr_start, "the helper's arguments"));
+        #(#borrows)*
+        #(#stmts)*
+    });
+    machine
+}
+
+fn emit(method: &ImplItemFn, params: &[Param], ret: &Type, machine: &Gen<'_>) -> TokenStream {
+    let rt = crate::runtime();
+    let name = &method.sig.ident;
+    let run = format_ident!("__mrtr_run_{}", name);
+    let vis = &method.vis;
+    let generics = &method.sig.generics;
+    let where_clause = &generics.where_clause;
+    let receiver = method.sig.receiver();
+    let receiver_param = receiver.map(|r| quote!(#r,));
+    let owned: Vec<&Type> = params
+        .iter()
+        .filter_map(|p| match p {
+            Param::Value { owned, .. } => Some(owned),
+            Param::Context { .. } => None,
+        })
+        .collect();
+    let args_ty = quote!((#(#owned,)*));
+    let call_ty = quote!(#rt::Call<#args_ty, #ret>);
+
+    // The function callers call: the user's signature, returning the call's arguments.
+    let mut inputs = Vec::new();
+    let mut values = Vec::new();
+    let mut unused = Vec::new();
+    for (i, param) in params.iter().enumerate() {
+        let arg = format_ident!("__mrtr_arg{}", i);
+        match param {
+            Param::Context { ty, .. } => {
+                inputs.push(quote!(#arg: #ty));
+                unused.push(arg);
+            }
+            Param::Value { ty, borrowed, .. } => {
+                inputs.push(quote!(#arg: #ty));
+                values.push(if *borrowed {
+                    quote!(::std::borrow::ToOwned::to_owned(#arg))
+                } else {
+                    quote!(#arg)
+                });
+            }
+        }
+    }
+    let docs = method
+        .attrs
+        .iter()
+        .filter(|a| a.path().is_ident("doc") || a.path().is_ident("allow"));
+    let steps_doc = steps_doc(machine, name);
+    let must_use = format!(
+        "`{name}` is an `#[mrtr_helper]`: enter it with `ask!(site: {name}(..).await)` inside an `#[mrtr_tool]` or `#[mrtr_helper]` body"
+    );
+    let calling = quote_spanned! {name.span()=>
+        #(#docs)*
+        #[doc = #steps_doc]
+        #[must_use = #must_use]
+        #[allow(clippy::too_many_arguments)]
+        #vis fn #name #generics (#receiver_param #(#inputs),*) -> #call_ty #where_clause {
+            let _ = (#(#unused,)*);
+            #rt::Call::new((#(#values,)*))
+        }
+    };
+
+    // The machine.
+    let contexts = params.iter().enumerate().filter_map(|(i, p)| {
+        let Param::Context { pat, ty, source } = p else {
+            return None;
+        };
+        let own = format_ident!("__mrtr_cx{}", i);
+        let value = match source {
+            Context::Caps => quote!(::core::clone::Clone::clone(__mrtr_io.capabilities())),
+            Context::Request => quote!(#rt::mrtr_try!(__mrtr_io.request_context())),
+            Context::Peer => quote!(#rt::mrtr_try!(__mrtr_io.request_context()).peer),
+        };
+        let bind = if matches!(ty, Type::Reference(_)) {
+            quote!(&#own)
+        } else {
+            quote!(#own)
+        };
+        Some(quote! {
+            let #own = #value;
+            #[allow(unused_variables)]
+            let #pat: #ty = #bind;
+        })
+    });
+    let lowered_ty = machine.returns.lowered_helper(ret);
+    let table = table(machine, name);
+    let body = machine.body_tokens(None);
+    let lints = method.attrs.iter().filter(|attr| {
+        ["allow", "warn", "deny", "forbid"]
+            .iter()
+            .any(|lint| attr.path().is_ident(lint))
+    });
+    let generic_params = &generics.params;
+    let run_fn = quote_spanned! {name.span()=>
+        #[doc(hidden)]
+        #(#lints)*
+        #[allow(clippy::let_unit_value, unused_mut)]
+        #vis async fn #run <#generic_params> (
+            #receiver_param
+            __mrtr_entry: #rt::Entry<#args_ty, #ret>,
+            mut __mrtr_io: &mut #rt::Io,
+        ) -> #lowered_ty #where_clause {
+            #table
+            #(#contexts)*
+            let (mut __mrtr_start, __mrtr_frame) = __mrtr_entry.open();
+            let __mrtr_fresh = __mrtr_start.is_some();
+            #body
+        }
+    };
+    quote!(#calling #run_fn)
+}
+
+/// The helper's steps, as a `Handler` table local to its machine (no item outside the
+/// function is needed, so a helper can sit in a module or an impl alike).
+fn table(machine: &Gen<'_>, name: &syn::Ident) -> TokenStream {
+    let rt = crate::runtime();
+    let steps = interface::step_infos(machine);
+    let capabilities = machine.capabilities();
+    let path = format!("::{name}");
+    quote! {
+        const __MRTR_HELPER: #rt::Handler = #rt::Handler {
+            path: ::core::concat!(::core::module_path!(), #path),
+            steps: &[#(#steps),*],
+            capabilities: &[#(#capabilities),*],
+        };
+    }
+}
+
+fn steps_doc(machine: &Gen<'_>, name: &syn::Ident) -> String {
+    let mut doc = format!(
+        "\n\n`#[mrtr_helper]`: enter with `ask!(site: {name}(..).await)`; its keys are asked as `site.key`. Its resume steps:\n"
+    );
+    if machine.body.sites.is_empty() {
+        doc.push_str("\nnone: it never asks.\n");
+    }
+    for (site, s) in machine.body.sites.iter().enumerate() {
+        doc.push_str(&format!(
+            "\n- `{}`: after {}.",
+            s.step,
+            machine.step_summary(site)
+        ));
+    }
+    doc
+}

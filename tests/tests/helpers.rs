@@ -1,0 +1,274 @@
+//! Asks inside helper functions: `#[mrtr_helper]` machines entered from handlers with
+//! `ask!(site: helper(..).await)`, on both eras. Each case checks the result, the rounds, the
+//! wire keys (namespaced by call site) and that every effect ran exactly once.
+
+// rmcp marks sampling deprecated (SEP-2577); servers still use it.
+#![allow(deprecated)]
+
+use mrtr::testing::text as text_reply;
+use mrtr::testing::*;
+use mrtr::{Answer, ClientCaps, ask, mrtr_helper, mrtr_tool};
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::{CallToolResult, ContentBlock, CreateMessageRequestParams, SamplingMessage};
+use rmcp::{ErrorData, schemars, tool, tool_router};
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+
+#[derive(Debug, Serialize, Deserialize, mrtr::Elicit)]
+struct Confirmation {
+    confirmed: bool,
+}
+
+#[derive(Debug, Serialize, Deserialize, mrtr::Elicit)]
+struct Code {
+    code: String,
+}
+
+#[derive(Debug, Default, Deserialize, schemars::JsonSchema)]
+struct Target {
+    name: String,
+}
+
+#[derive(Debug, Default, Deserialize, schemars::JsonSchema)]
+struct Batch {
+    names: Vec<String>,
+}
+
+struct Ops {
+    effects: Effects,
+}
+
+fn text(s: impl Into<String>) -> CallToolResult {
+    CallToolResult::success(vec![ContentBlock::text(s.into())])
+}
+
+/// The legacy gate every destructive tool starts with: `None` to go on, `Some(result)` to stop.
+#[mrtr_helper]
+async fn require_confirmation(caps: &ClientCaps, message: &str) -> Option<CallToolResult> {
+    if !caps.elicitation_form() {
+        return Some(text("cannot confirm: the client has no form elicitation"));
+    }
+    let answer = ask!(confirm: elicit::<Confirmation>(format!("{message}: confirm?")));
+    match answer {
+        Answer::Accept(Confirmation { confirmed: true }) => None,
+        _ => Some(text(format!("not confirmed: {message}"))),
+    }
+}
+
+impl Ops {
+    /// Depth 2: an admin check that first passes the shared gate, then asks a code.
+    #[mrtr_helper]
+    async fn require_admin(&self, caps: &ClientCaps, user: String) -> Option<CallToolResult> {
+        self.effects.record(format!("admin check {user}"));
+        let stop = ask!(gate: require_confirmation(&caps, &format!("act as admin {user}")).await);
+        if let Some(stop) = stop {
+            return Some(stop);
+        }
+        let code = ask!(code: elicit::<Code>("admin code"));
+        match code {
+            Answer::Accept(Code { code }) if code == "42" => None,
+            _ => Some(text("wrong admin code")),
+        }
+    }
+}
+
+/// Sampling through `.ok_or_else(..)?` in a helper returning `Result`.
+#[mrtr_helper]
+async fn summarize(topic: String) -> Result<String, ErrorData> {
+    let request = CreateMessageRequestParams::new(
+        vec![SamplingMessage::user_text(format!("summarize {topic}"))],
+        100,
+    );
+    let answer = ask!(summary: sample(request));
+    let result = answer
+        .accepted()
+        .ok_or_else(|| ErrorData::invalid_request("the client would not sample", None))?;
+    let content = serde_json::to_value(&result.message.content).unwrap_or_default();
+    let text = content
+        .pointer("/text")
+        .or_else(|| content.pointer("/0/text"))
+        .and_then(|t| t.as_str())
+        .filter(|t| !t.is_empty())
+        .ok_or_else(|| ErrorData::invalid_request("the summary came back empty", None))?;
+    Ok(text.to_owned())
+}
+
+#[tool_router]
+impl Ops {
+    #[mrtr_tool]
+    #[tool(description = "deletes a thing behind the gate")]
+    async fn delete(
+        &self,
+        caps: ClientCaps,
+        Parameters(target): Parameters<Target>,
+    ) -> Result<CallToolResult, ErrorData> {
+        self.effects.record(format!("plan delete {}", target.name));
+        let stop =
+            ask!(gate: require_confirmation(&caps, &format!("delete {}", target.name)).await);
+        if let Some(stop) = stop {
+            return Ok(stop);
+        }
+        self.effects.record(format!("deleted {}", target.name));
+        Ok(text(format!("deleted {}", target.name)))
+    }
+
+    #[mrtr_tool]
+    #[tool(description = "moves a thing: the gate twice")]
+    async fn rename(
+        &self,
+        caps: ClientCaps,
+        Parameters(target): Parameters<Target>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let old = target.name.clone();
+        let first = ask!(unlink: require_confirmation(&caps, &format!("unlink {old}")).await);
+        if let Some(stop) = first {
+            return Ok(stop);
+        }
+        self.effects.record(format!("unlinked {old}"));
+        let second = ask!(relink: require_confirmation(&caps, &format!("relink {old}.new")).await);
+        if let Some(stop) = second {
+            return Ok(stop);
+        }
+        self.effects.record(format!("relinked {old}"));
+        Ok(text(format!("renamed {old}")))
+    }
+
+    #[mrtr_tool]
+    #[tool(description = "deletes each name behind the gate")]
+    async fn purge(
+        &self,
+        caps: ClientCaps,
+        Parameters(batch): Parameters<Batch>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let mut gone = Vec::new();
+        for name in batch.names {
+            let stop = ask!(each: require_confirmation(&caps, &format!("purge {name}")).await);
+            if stop.is_none() {
+                self.effects.record(format!("purged {name}"));
+                gone.push(name);
+            }
+        }
+        Ok(text(format!("purged [{}]", gone.join(","))))
+    }
+
+    #[mrtr_tool]
+    #[tool(description = "an admin-only reset")]
+    async fn reset(
+        &self,
+        caps: ClientCaps,
+        Parameters(target): Parameters<Target>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let stop = ask!(admin: self.require_admin(&caps, target.name.clone()).await);
+        if let Some(stop) = stop {
+            return Ok(stop);
+        }
+        self.effects.record("reset");
+        Ok(text("reset done"))
+    }
+
+    #[mrtr_tool]
+    #[tool(description = "summarizes a topic")]
+    async fn brief(
+        &self,
+        Parameters(target): Parameters<Target>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let summary = ask!(sum: summarize(target.name.clone()).await)?;
+        self.effects.record("briefed");
+        Ok(text(format!("brief: {summary}")))
+    }
+}
+
+fn server(effects: Effects) -> TestServer<Ops> {
+    TestServer::new(Ops { effects }, Ops::tool_router(), test_runtime("helpers"))
+}
+
+fn confirming() -> ScriptedClient {
+    ScriptedClient::new(Caps::FORM_ONLY).otherwise(|r| {
+        if r.text.contains("confirm?") {
+            accept(json!({"confirmed": !r.text.contains("purge b")}))
+        } else {
+            accept(json!({"code": "42"}))
+        }
+    })
+}
+
+#[tokio::test]
+async fn a_gate_helper_asks_under_its_call_site_key() {
+    let both = run_both(server, confirming(), "delete", json!({"name": "db"})).await;
+    both.assert_table("deleted db", 1, 1);
+    assert_eq!(both.modern.asked_keys(), [["gate.confirm"]]);
+    assert_eq!(both.legacy.effects, ["plan delete db", "deleted db"]);
+}
+
+#[tokio::test]
+async fn a_declined_gate_stops_the_tool_with_the_helpers_result() {
+    let client = ScriptedClient::new(Caps::FORM_ONLY).on_elicit("delete db", [Reply::Decline]);
+    let both = run_both(server, client, "delete", json!({"name": "db"})).await;
+    both.assert_table("not confirmed: delete db", 1, 1);
+    assert_eq!(both.legacy.effects, ["plan delete db"]);
+}
+
+#[tokio::test]
+async fn a_gate_without_the_capability_returns_without_asking() {
+    let client = ScriptedClient::new(Caps::NONE);
+    let both = run_both(server, client, "delete", json!({"name": "db"})).await;
+    both.assert_table("cannot confirm: the client has no form elicitation", 0, 0);
+}
+
+#[tokio::test]
+async fn the_same_helper_twice_asks_under_two_prefixes() {
+    let both = run_both(server, confirming(), "rename", json!({"name": "a"})).await;
+    both.assert_table("renamed a", 2, 2);
+    assert_eq!(
+        both.modern.asked_keys(),
+        [["unlink.confirm"], ["relink.confirm"]]
+    );
+    assert_eq!(both.legacy.effects, ["unlinked a", "relinked a"]);
+}
+
+#[tokio::test]
+async fn a_helper_in_a_loop_asks_one_key_per_iteration() {
+    let both = run_both(
+        server,
+        confirming(),
+        "purge",
+        json!({"names": ["a", "b", "c"]}),
+    )
+    .await;
+    both.assert_table("purged [a,c]", 3, 3);
+    assert_eq!(
+        both.modern.asked_keys(),
+        [["each#0.confirm"], ["each#1.confirm"], ["each#2.confirm"]]
+    );
+    assert_eq!(both.legacy.effects, ["purged a", "purged c"]);
+}
+
+#[tokio::test]
+async fn a_helper_calling_a_helper_nests_both_prefixes() {
+    let both = run_both(server, confirming(), "reset", json!({"name": "bob"})).await;
+    both.assert_table("reset done", 2, 2);
+    assert_eq!(
+        both.modern.asked_keys(),
+        [["admin.gate.confirm"], ["admin.code"]]
+    );
+    assert_eq!(both.legacy.effects, ["admin check bob", "reset"]);
+}
+
+#[tokio::test]
+async fn an_inner_refusal_returns_early_through_both_helpers() {
+    let client = ScriptedClient::new(Caps::FORM_ONLY).on_elicit("admin bob", [Reply::Decline]);
+    let both = run_both(server, client, "reset", json!({"name": "bob"})).await;
+    both.assert_table("not confirmed: act as admin bob", 1, 1);
+    assert_eq!(both.legacy.effects, ["admin check bob"]);
+}
+
+#[tokio::test]
+async fn a_result_helper_propagates_its_error_with_question_mark() {
+    let sampled = ScriptedClient::new(Caps::ALL).on_sample("summarize", [text_reply("short")]);
+    let both = run_both(server, sampled, "brief", json!({"name": "q3"})).await;
+    both.assert_table("brief: short", 1, 1);
+    let empty = ScriptedClient::new(Caps::ALL).on_sample("summarize", [text_reply("")]);
+    let both = run_both(server, empty, "brief", json!({"name": "q3"})).await;
+    both.assert_table("rpc error -32600: the summary came back empty", 1, 1);
+    assert!(both.legacy.effects.is_empty());
+}
