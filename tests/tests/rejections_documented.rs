@@ -1,5 +1,5 @@
 //! Every compile error `#[mrtr_tool]` can raise is a documented rejection: each compile-fail
-//! case of the lowering (`tests/ui/{carried,ask_position,ask_keys,handler}`) maps to its row of
+//! case of the lowering (`tests/ui/{carried,ask_position,ask_keys,handler,helpers}`) maps to its row of
 //! the README's "What the lowering rejects" table, so a new rejection cannot ship without one.
 
 use std::path::Path;
@@ -39,6 +39,23 @@ const ROWS: &[(&str, &str)] = &[
     ("ask_position/in_closure", "`ask!` in a closure"),
     ("ask_position/in_format_args", "another macro's arguments"),
     ("ask_position/in_nested_fn", "a nested `fn`/`impl`"),
+    ("ask_position/in_select", "`ask!` raced inside `select!`"),
+    (
+        "helpers/await_outside_ask",
+        "an `#[mrtr_helper]` call awaited outside `ask!`",
+    ),
+    (
+        "helpers/mut_borrowed_parameter",
+        "a `&mut` helper parameter",
+    ),
+    (
+        "helpers/ask_in_closure_inside_helper",
+        "the same placement rules hold inside a helper",
+    ),
+    (
+        "helpers/helper_on_a_local_receiver",
+        "a helper method entered on a local",
+    ),
     (
         "ask_position/outside_mrtr_tool",
         "`ask!` outside `#[mrtr_tool]`",
@@ -94,7 +111,7 @@ fn every_lowering_compile_error_has_a_readme_row() {
     let section = rejections_section();
     let ui = Path::new(env!("CARGO_MANIFEST_DIR")).join("ui");
     let mut unlisted = Vec::new();
-    for topic in ["carried", "ask_position", "ask_keys", "handler"] {
+    for topic in ["carried", "ask_position", "ask_keys", "handler", "helpers"] {
         for entry in std::fs::read_dir(ui.join(topic)).expect("the ui topic exists") {
             let path = entry.expect("a readable entry").path();
             if path.extension().is_some_and(|e| e == "rs") {

@@ -183,3 +183,40 @@ fn impl_level_attribute_with_a_step_enum() {
     );
     insta::assert_snapshot!(pretty(lowered));
 }
+
+fn expand_helper(item: TokenStream) -> String {
+    let lowered = mrtr_macros_core::mrtr_helper(TokenStream::new(), item);
+    pretty(lowered)
+}
+
+#[test]
+fn handler_entering_a_helper() {
+    insta::assert_snapshot!(expand(quote! {
+        #[tool(description = "Delete behind the gate")]
+        async fn delete(&self, caps: ClientCaps, Parameters(target): Parameters<Target>) -> Result<CallToolResult, ErrorData> {
+            let plan = plan_delete(&target.name);
+            let stop = ask!(gate: require_confirmation(&caps, &format!("delete {}", target.name)).await);
+            if let Some(stop) = stop {
+                return Ok(stop);
+            }
+            Ok(run(plan))
+        }
+    }));
+}
+
+#[test]
+fn helper_with_a_context_and_a_borrowed_parameter() {
+    insta::assert_snapshot!(expand_helper(quote! {
+        /// The confirmation gate.
+        async fn require_confirmation(caps: &ClientCaps, message: &str) -> Option<CallToolResult> {
+            if !caps.elicitation_form() {
+                return None;
+            }
+            let answer = ask!(confirm: elicit::<Confirmation>(format!("{message}: confirm?")));
+            match answer {
+                Answer::Accept(Confirmation { confirmed: true }) => None,
+                _ => Some(refused(message)),
+            }
+        }
+    }));
+}

@@ -658,4 +658,63 @@ mod tests {
         ));
         assert_eq!(io(None).resume_pc(5), u32::MAX);
     }
+
+    /// A helper's frame, as its caller carries it, for the filled slots.
+    fn frame() -> Frame {
+        match io(None).suspend_frame::<()>(&HANDLER, &mut filled(), 0) {
+            crate::machine::Poll::Suspend(frame) => frame,
+            _ => panic!("filled slots suspend"),
+        }
+    }
+
+    #[test]
+    fn a_helper_frame_restores_its_step_and_locals() {
+        let mut slots: Carried = (slot(), slot());
+        let pc = io(None)
+            .restore_frame(&HANDLER, false, Some(frame()), &mut slots, 0)
+            .expect("the frame opens");
+        assert_eq!(pc, 3);
+        assert_eq!(slots.0.value, Some(7));
+        assert_eq!(slots.1.value.as_deref(), Some("seven"));
+    }
+
+    #[test]
+    fn a_helper_frame_from_another_layout_is_refused_before_anything_runs() {
+        let mut edited = frame();
+        edited.fingerprint ^= 1;
+        let mut slots: Carried = (slot(), slot());
+        let refused = io(None).restore_frame(&HANDLER, false, Some(edited), &mut slots, 0);
+        assert!(
+            matches!(&refused, Err(MrtrError::RejectedState(reason)) if reason.contains("does not match this build")),
+            "{refused:?}"
+        );
+        assert!(slots.0.value.is_none() && slots.1.value.is_none());
+        let refused = io(None).restore_frame(&HANDLER, false, None, &mut slots, 0);
+        assert!(matches!(refused, Err(MrtrError::RejectedState(_))));
+        let mut unknown = frame();
+        unknown.step = "AfterY".into();
+        let refused = io(None).restore_frame(&HANDLER, false, Some(unknown), &mut slots, 0);
+        assert!(
+            matches!(refused, Err(MrtrError::RejectedState(reason)) if reason.contains("unknown step"))
+        );
+    }
+
+    #[test]
+    fn keys_asked_inside_a_helper_carry_its_call_site_prefix() {
+        let mut io = io(None);
+        let outer = io.enter("admin");
+        let inner = io.enter("gate#2");
+        let _ = io.ask(
+            "confirm",
+            crate::request::elicit_url("go?", "https://example.com"),
+        );
+        io.leave(inner);
+        let _ = io.ask(
+            "code",
+            crate::request::elicit_url("code?", "https://example.com"),
+        );
+        io.leave(outer);
+        let keys: Vec<&String> = io.pending.keys().collect();
+        assert_eq!(keys, ["admin.code", "admin.gate#2.confirm"]);
+    }
 }

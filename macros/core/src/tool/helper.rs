@@ -204,7 +204,7 @@ fn machine_method(method: &ImplItemFn, params: &[Param]) -> ImplItemFn {
         .collect();
     let mut pats = Vec::new();
     let mut borrows = Vec::new();
-    for (i, param) in params.iter().enumerate() {
+    for param in params {
         let Param::Value {
             pat, ty, borrowed, ..
         } = param
@@ -212,7 +212,9 @@ fn machine_method(method: &ImplItemFn, params: &[Param]) -> ImplItemFn {
             continue;
         };
         if *borrowed {
-            let owned = format_ident!("__mrtr_own{}", i);
+            let Pat::Ident(name) = pat else { continue };
+            // Carried under the parameter's own name (`wire` in `ir/build.rs`).
+            let owned = format_ident!("__mrtr_own_{}", name.ident);
             pats.push(quote!(#owned));
             borrows.push(quote!(let #pat: #ty = ::std::borrow::Borrow::borrow(&#owned);));
         } else {

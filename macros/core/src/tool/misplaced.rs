@@ -31,6 +31,11 @@ impl Finder<'_> {
 
 const BIND_FIRST: &str = "`ask!` here comes after other code of its statement, and the lowering can only split a statement before the first thing it evaluates (`let x = ask!(..);`, `match ask!(..) { .. }`, `ask!(..)?`, `ask!(..).is_accept()`); bind the answer first: `let answer = ask!(key: ..);`, then use `answer`";
 
+/// Racing an ask against cancellation is what each era already does on its own: a 2026-07-28
+/// round that suspends just ends (the retry is a new request, cancelled on its own), and rmcp
+/// drops a legacy handler's future, live ask included, when the client cancels the call.
+const SELECT: &str = "`ask!` cannot be raced inside `select!`: write it on its own, `let answer = ask!(key: ..);`. A cancellation branch is not needed around it: on 2026-07-28 a round that asks simply ends and the retry is a new request with its own cancellation, and on a legacy session rmcp drops the handler, live ask included, when the client cancels; keep `select!` (or `context.ct.is_cancelled()`) around the slow work before or after the ask";
+
 impl<'ast> Visit<'ast> for Finder<'_> {
     fn visit_macro(&mut self, mac: &'ast syn::Macro) {
         if is_ask(mac) {
@@ -56,10 +61,14 @@ impl<'ast> Visit<'ast> for Finder<'_> {
                 .last()
                 .map(|s| s.ident.to_string())
                 .unwrap_or_default();
-            self.errors.at_span(
-                span,
-                format!("`ask!` inside `{name}!(..)` is invisible to `#[mrtr_tool]`; bind it first: `let answer = ask!(key: ..);`, then use `answer` in `{name}!`"),
-            );
+            let message = if name == "select" {
+                SELECT.to_owned()
+            } else {
+                format!(
+                    "`ask!` inside `{name}!(..)` is invisible to `#[mrtr_tool]`; bind it first: `let answer = ask!(key: ..);`, then use `answer` in `{name}!`"
+                )
+            };
+            self.errors.at_span(span, message);
         }
     }
 

@@ -95,7 +95,14 @@ impl Builder<'_, '_> {
         let name = match kind {
             BindingKind::Rest(c) => format!("#rest{c}"),
             BindingKind::Counter(c) => format!("#i{c}"),
-            BindingKind::Param | BindingKind::Local => ident.to_string(),
+            // The owned copy of a helper's borrowed parameter travels under the parameter's name.
+            BindingKind::Param | BindingKind::Local => {
+                let name = ident.to_string();
+                match name.strip_prefix("__mrtr_own_") {
+                    Some(param) => param.to_owned(),
+                    None => name,
+                }
+            }
         };
         let count = self.wire_counts.entry(name.clone()).or_insert(0);
         *count += 1;
