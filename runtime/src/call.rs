@@ -309,3 +309,40 @@ pub async fn get_prompt<S: Send + Sync + 'static>(
         ))
         .await
 }
+
+/// `tools/call` of one lowered tool from a hand-written `ServerHandler::call_tool`: the same
+/// extraction, binding, sealing and capability gate as `#[tool_router]`'s dispatch.
+///
+/// One line per tool; a boxed future of one shape, so a registry built at run time can hold
+/// them as plain function pointers:
+///
+/// ```ignore
+/// async fn call_tool(&self, request: CallToolRequestParams, context: RequestContext<RoleServer>)
+///     -> Result<CallToolResponse, ErrorData> {
+///     match request.name.as_ref() {
+///         "lab" => mrtr::call(self, Self::lab, request, context).await,
+///         "purge" => mrtr::call(self, Self::purge, request, context).await,
+///         other => Err(ErrorData::invalid_params(format!("no tool {other}"), None)),
+///     }
+/// }
+/// ```
+pub fn call<'s, S, A, H>(
+    server: &'s S,
+    handler: H,
+    request: rmcp::model::CallToolRequestParams,
+    context: RequestContext<RoleServer>,
+) -> BoxFuture<'s, Result<rmcp::model::CallToolResponse, ErrorData>>
+where
+    S: Send + Sync + 'static,
+    H: rmcp::handler::server::tool::CallToolHandler<S, A>,
+{
+    handler.call(ToolCallContext::new(server, request, context))
+}
+
+/// A lowered tool as a run-time registry holds it: `|s, r, c| mrtr::call(s, Server::lab, r, c)`
+/// coerces to it (a dispatcher whose `list_tools` comes from that registry).
+pub type ToolFn<S> = for<'s> fn(
+    &'s S,
+    rmcp::model::CallToolRequestParams,
+    RequestContext<RoleServer>,
+) -> BoxFuture<'s, Result<rmcp::model::CallToolResponse, ErrorData>>;

@@ -40,7 +40,7 @@ mod seal;
 mod strict;
 
 pub use answer::Answer;
-pub use call::{Principal, ResourceCall, StepKey, get_prompt};
+pub use call::{Principal, ResourceCall, StepKey, ToolFn, call, get_prompt};
 pub use capability::ClientCaps;
 pub use elicit::Elicit;
 pub use error::MrtrError;
