@@ -138,6 +138,12 @@ pub mod __private_v0_1_0 {
         ::core::unreachable!("`#[mrtr_tool]` emits this only next to a compile error")
     }
 
+    /// [`unlowered`] for `ask!(site: helper(..).await)`: the helper's return value.
+    #[doc(hidden)]
+    pub fn unlowered_helper<A, R>(_call: crate::Call<A, R>) -> R {
+        ::core::unreachable!("`#[mrtr_tool]` emits this only next to a compile error")
+    }
+
     /// The request builders, imported around each `ask!` request expression so that users can
     /// write `elicit::<T>(..)` without importing it.
     pub mod requests {

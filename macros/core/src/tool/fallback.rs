@@ -43,7 +43,10 @@ pub struct Replaced {
 /// diverging `!` would not do: a binding initialised by it has no type, so the handler's next
 /// `answer.is_accept()` would fail with "type annotations needed".
 pub fn replace_asks(tokens: TokenStream) -> Replaced {
-    let mut rewriter = Rewriter { diverges: false };
+    let mut rewriter = Rewriter {
+        diverges: false,
+        in_select: false,
+    };
     let tokens = rewriter
         .stream(tokens, Delimiter::None)
         .unwrap_or_else(|same| same);
@@ -55,6 +58,9 @@ pub fn replace_asks(tokens: TokenStream) -> Replaced {
 
 struct Rewriter {
     diverges: bool,
+    /// Inside `select!(..)`, whose branches await their expressions: an answer stands there as
+    /// a ready future, so the only error is the lowering's own.
+    in_select: bool,
 }
 
 impl Rewriter {
@@ -77,7 +83,10 @@ impl Rewriter {
                 let inner = self
                     .stream(args.stream(), args.delimiter())
                     .unwrap_or_else(|same| same);
-                let answer = self.answer(&path, inner, ask.span());
+                let mut answer = self.answer(&path, inner, ask.span());
+                if self.in_select {
+                    answer = quote_spanned!(ask.span()=> ::core::future::ready(#answer));
+                }
                 // A statement that discards the answer would otherwise warn: `Answer` is
                 // `#[must_use]`, while the real `ask!(k: r);` waits for an answer and drops it.
                 out.extend(match input.get(i + 3) {
@@ -94,7 +103,7 @@ impl Rewriter {
                 continue;
             }
             match &input[i] {
-                TokenTree::Group(group) => match self.stream(group.stream(), group.delimiter()) {
+                TokenTree::Group(group) => match self.group(group, &out) {
                     Ok(inner) => {
                         replaced = true;
                         let mut rebuilt = Group::new(group.delimiter(), inner);
@@ -112,6 +121,19 @@ impl Rewriter {
         } else {
             Err(tokens)
         }
+    }
+
+    /// A group's stream, rewritten; the arguments of a `select!` with `in_select` set.
+    fn group(&mut self, group: &Group, before: &[TokenTree]) -> Result<TokenStream, TokenStream> {
+        let select = matches!(
+            before,
+            [.., TokenTree::Ident(name), TokenTree::Punct(bang)] if name == "select" && bang.as_char() == '!'
+        );
+        let outer = self.in_select;
+        self.in_select = outer || select;
+        let result = self.stream(group.stream(), group.delimiter());
+        self.in_select = outer;
+        result
     }
 
     /// The expression standing for one invocation, spanned at its `ask` so that an error about
@@ -132,6 +154,11 @@ impl Rewriter {
             .iter()
             .map(|request| {
                 let marker = marker.take();
+                // `ask!(site: helper(..).await)`: the helper's value, typed by its `Call`.
+                if let syn::Expr::Await(awaited) = request {
+                    let call = &awaited.base;
+                    return quote_spanned!(span=> #rt::unlowered_helper({ #marker #call }));
+                }
                 quote_spanned! {span=>
                     #rt::unlowered({
                         #[allow(unused_imports)]
