@@ -10,7 +10,8 @@ use mrtr::testing::*;
 use mrtr::{Answer, ClientCaps, ask, mrtr_helper, mrtr_tool};
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{CallToolResult, ContentBlock, CreateMessageRequestParams, SamplingMessage};
-use rmcp::{ErrorData, schemars, tool, tool_router};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, Peer, RoleServer, schemars, tool, tool_router};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
@@ -36,6 +37,7 @@ struct Batch {
 
 struct Ops {
     effects: Effects,
+    policy: Policy,
 }
 
 fn text(s: impl Into<String>) -> CallToolResult {
@@ -91,6 +93,47 @@ async fn summarize(topic: String) -> Result<String, ErrorData> {
         .filter(|t| !t.is_empty())
         .ok_or_else(|| ErrorData::invalid_request("the summary came back empty", None))?;
     Ok(text.to_owned())
+}
+
+/// Generic over what it elicits, with an `impl Into<String>` parameter.
+#[mrtr_helper]
+async fn choose<T: mrtr::Elicit + Send + 'static>(prompt: impl Into<String>) -> Answer<T> {
+    ask!(pick: elicit::<T>(prompt.into()))
+}
+
+#[derive(Debug, Serialize, Deserialize, mrtr::Elicit)]
+struct Env {
+    env: String,
+}
+
+/// A policy object held by the server: its helper method is entered on a field of `self`.
+struct Policy {
+    limit: u32,
+}
+
+impl Policy {
+    #[mrtr_helper]
+    async fn approve(&self, peer: &Peer<RoleServer>, rows: u32) -> bool {
+        // The peer is this request's, on whichever instance the round runs.
+        let _ = peer.peer_info();
+        if rows <= self.limit {
+            return true;
+        }
+        let answer = ask!(over: elicit::<Confirmation>(format!("{rows} rows is over {}: go on?", self.limit)));
+        matches!(answer, Answer::Accept(Confirmation { confirmed: true }))
+    }
+}
+
+impl Ops {
+    /// An associated helper (no receiver), called as `Self::audited`.
+    #[mrtr_helper]
+    async fn audited(caps: ClientCaps, what: String) -> bool {
+        if !caps.elicitation_form() {
+            return false;
+        }
+        let reason = ask!(reason: elicit::<Code>(format!("why {what}?")));
+        reason.is_accept()
+    }
 }
 
 #[tool_router]
@@ -176,10 +219,41 @@ impl Ops {
         self.effects.record("briefed");
         Ok(text(format!("brief: {summary}")))
     }
+
+    #[mrtr_tool]
+    #[tool(description = "picks an environment through a generic helper, then audits")]
+    async fn pick(&self, caps: ClientCaps) -> Result<CallToolResult, ErrorData> {
+        let env = ask!(env: choose::<Env>("which environment?").await);
+        let Answer::Accept(Env { env }) = env else {
+            return Ok(text("no environment"));
+        };
+        let audited = ask!(audit: Self::audited(caps, env.clone()).await);
+        self.effects.record(format!("picked {env}"));
+        Ok(text(format!("{env} audited={audited}")))
+    }
+
+    #[mrtr_tool]
+    #[tool(description = "exports rows within the policy")]
+    async fn export(
+        &self,
+        context: RequestContext<RoleServer>,
+        Parameters(batch): Parameters<Batch>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let rows = batch.names.len() as u32;
+        let ok = ask!(policy: self.policy.approve(&context.peer, rows).await);
+        if ok {
+            self.effects.record(format!("exported {rows}"));
+        }
+        Ok(text(format!("exported={ok}")))
+    }
 }
 
 fn server(effects: Effects) -> TestServer<Ops> {
-    TestServer::new(Ops { effects }, Ops::tool_router(), test_runtime("helpers"))
+    let ops = Ops {
+        effects,
+        policy: Policy { limit: 2 },
+    };
+    TestServer::new(ops, Ops::tool_router(), test_runtime("helpers"))
 }
 
 fn confirming() -> ScriptedClient {
@@ -271,4 +345,39 @@ async fn a_result_helper_propagates_its_error_with_question_mark() {
     let both = run_both(server, empty, "brief", json!({"name": "q3"})).await;
     both.assert_table("rpc error -32600: the summary came back empty", 1, 1);
     assert!(both.legacy.effects.is_empty());
+}
+
+#[tokio::test]
+async fn a_generic_helper_and_an_associated_helper() {
+    let client = ScriptedClient::new(Caps::FORM_ONLY)
+        .on_elicit("which environment?", [accept(json!({"env": "prod"}))])
+        .on_elicit("why prod?", [accept(json!({"code": "release"}))]);
+    let both = run_both(server, client, "pick", json!({})).await;
+    both.assert_table("prod audited=true", 2, 2);
+    assert_eq!(both.modern.asked_keys(), [["env.pick"], ["audit.reason"]]);
+    assert_eq!(both.legacy.effects, ["picked prod"]);
+}
+
+#[tokio::test]
+async fn a_helper_method_on_a_field_of_self_with_the_requests_peer() {
+    let client = ScriptedClient::new(Caps::FORM_ONLY)
+        .on_elicit("3 rows is over 2", [accept(json!({"confirmed": true}))]);
+    let both = run_both(server, client, "export", json!({"names": ["a", "b", "c"]})).await;
+    both.assert_table("exported=true", 1, 1);
+    assert_eq!(both.modern.asked_keys(), [["policy.over"]]);
+    let within = ScriptedClient::new(Caps::FORM_ONLY);
+    let both = run_both(server, within, "export", json!({"names": ["a"]})).await;
+    both.assert_table("exported=true", 0, 0);
+}
+
+#[tokio::test]
+async fn every_round_on_a_fresh_instance_resumes_inside_nested_helpers() {
+    let run = run_fresh(server, confirming(), "reset", json!({"name": "bob"})).await;
+    assert_eq!(run.outcome(), "reset done");
+    assert_eq!(run.asked_keys(), [["admin.gate.confirm"], ["admin.code"]]);
+    // The admin check ran once, before the first suspension; resuming never re-ran it.
+    assert_eq!(run.effects, ["admin check bob", "reset"]);
+    let run = run_fresh(server, confirming(), "purge", json!({"names": ["a", "b", "c"]})).await;
+    assert_eq!(run.outcome(), "purged [a,c]");
+    assert_eq!(run.effects, ["purged a", "purged c"]);
 }

@@ -14,12 +14,16 @@
 //!   `&str` becomes a `String`, a `&T` a `T::Owned`); the helper carries it across its asks like
 //!   any local;
 //! - the receiver (`&self`) is the instance the retry reached, re-supplied by the caller.
+//!
+//! An `impl Trait` parameter stays one: the `Call` names its type as `impl Trait` in return
+//! position, the machine takes it back as `impl Trait` in argument position, so callers'
+//! turbofish (`choose::<Env>(..)`) means the same for both.
 
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::visit::Visit;
-use syn::{FnArg, GenericParam, ImplItemFn, Pat, ReturnType, Type};
+use syn::{FnArg, ImplItemFn, Pat, ReturnType, Type};
 
 use super::codegen::{Gen, Machine};
 use super::parse::{Handler, Kind};
@@ -29,7 +33,7 @@ use crate::errors::Errors;
 
 /// `#[mrtr_helper]` on an `async fn` (free, inherent method or associated fn).
 pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
-    let mut method: ImplItemFn = match syn::parse2(item.clone()) {
+    let method: ImplItemFn = match syn::parse2(item.clone()) {
         Ok(method) => method,
         Err(e) => {
             let error = syn::Error::new(
@@ -50,7 +54,6 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
             "`#[mrtr_helper]` lowers an `async fn`; make the helper `async fn`",
         );
     }
-    name_impl_trait_params(&mut method);
     let ret = match &method.sig.output {
         ReturnType::Type(_, ty) => (**ty).clone(),
         ReturnType::Default => syn::parse_quote!(()),
@@ -149,23 +152,6 @@ fn context_of(ty: &Type) -> Option<Context> {
         "RequestContext" => Some(Context::Request),
         "Peer" => Some(Context::Peer),
         _ => None,
-    }
-}
-
-/// `message: impl Into<String>` becomes a named generic: the `Call` the helper returns names
-/// the argument's type, which an anonymous `impl` cannot be.
-fn name_impl_trait_params(method: &mut ImplItemFn) {
-    let mut named = 0usize;
-    for arg in &mut method.sig.inputs {
-        let FnArg::Typed(typed) = arg else { continue };
-        if let Type::ImplTrait(bounds) = &*typed.ty {
-            let name = format_ident!("__MrtrArg{}", named);
-            named += 1;
-            let bounds = &bounds.bounds;
-            let param: GenericParam = syn::parse_quote!(#name: #bounds);
-            method.sig.generics.params.push(param);
-            *typed.ty = syn::parse_quote!(#name);
-        }
     }
 }
 
