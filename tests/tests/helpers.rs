@@ -377,7 +377,132 @@ async fn every_round_on_a_fresh_instance_resumes_inside_nested_helpers() {
     assert_eq!(run.asked_keys(), [["admin.gate.confirm"], ["admin.code"]]);
     // The admin check ran once, before the first suspension; resuming never re-ran it.
     assert_eq!(run.effects, ["admin check bob", "reset"]);
-    let run = run_fresh(server, confirming(), "purge", json!({"names": ["a", "b", "c"]})).await;
+    let run = run_fresh(
+        server,
+        confirming(),
+        "purge",
+        json!({"names": ["a", "b", "c"]}),
+    )
+    .await;
     assert_eq!(run.outcome(), "purged [a,c]");
     assert_eq!(run.effects, ["purged a", "purged c"]);
+}
+
+/// Edits inside a continuation, as a redeploy that changed a helper would present them: the
+/// harness holds the test key, opens the token, rewrites one frame and seals it again.
+mod edits {
+    use super::*;
+    use ciborium::Value as Cbor;
+    use mrtr::config::{KeyRing, StateConfig, StateKey};
+
+    fn sealer() -> mrtr::__bench::Sealer {
+        let key = StateKey::new("t1", TEST_KEY.to_vec()).expect("the kit's key");
+        mrtr::__bench::sealer(&StateConfig::new("helpers", KeyRing::new(key))).expect("a sealer")
+    }
+
+    fn binding(tool: &str, arguments: &serde_json::Value) -> mrtr::__bench::Binding {
+        mrtr::__bench::Binding {
+            bind: mrtr::__bench::bind_digest("tools/call", tool, arguments.as_object()),
+            principal: None,
+        }
+    }
+
+    /// The one frame a call-site step carries, decoded from the step's carried bytes.
+    fn frame_of(carried: &[u8]) -> Vec<(Cbor, Cbor)> {
+        match ciborium::from_reader::<Cbor, _>(carried).expect("one CBOR item") {
+            Cbor::Map(entries) => entries,
+            other => panic!("a frame is a map, got {other:?}"),
+        }
+    }
+
+    fn field<'a>(frame: &'a mut [(Cbor, Cbor)], name: &str) -> &'a mut Cbor {
+        &mut frame
+            .iter_mut()
+            .find(|(k, _)| k.as_text() == Some(name))
+            .unwrap_or_else(|| panic!("the frame has `{name}`"))
+            .1
+    }
+
+    fn encode(frame: Vec<(Cbor, Cbor)>) -> Vec<u8> {
+        let mut out = Vec::new();
+        ciborium::into_writer(&Cbor::Map(frame), &mut out).expect("encodes");
+        out
+    }
+
+    /// `reset` suspended inside `require_admin` inside `require_confirmation`, its token
+    /// rewritten by `edit` (given the outer and inner frames), then retried with the answer.
+    async fn retry_edited(
+        edit: impl FnOnce(&mut Vec<(Cbor, Cbor)>, &mut Vec<(Cbor, Cbor)>),
+    ) -> (
+        Result<rmcp::model::CallToolResponse, rmcp::ServiceError>,
+        Vec<String>,
+    ) {
+        let effects = Effects::default();
+        let session = connect(
+            server(effects.clone()),
+            ScriptedClient::new(Caps::FORM_ONLY),
+            Era::Modern,
+        )
+        .await;
+        let arguments = json!({"name": "bob"});
+        let first =
+            expect_input_required(session.round("reset", arguments.clone(), None, None).await);
+        assert_eq!(keys_of(&first), ["admin.gate.confirm"]);
+        let token = first.request_state.clone().expect("a continuation");
+        let sealer = sealer();
+        let binding = binding("reset", &arguments);
+        let mut continuation = sealer
+            .open(&token, &binding)
+            .expect("the kit's token opens")
+            .continuation;
+        assert_eq!(continuation.step, "AfterAdmin");
+        let mut outer = frame_of(&continuation.carried);
+        assert_eq!(field(&mut outer, "step").as_text(), Some("AfterGate"));
+        let mut inner = frame_of(field(&mut outer, "carried").as_bytes().expect("bytes"));
+        assert_eq!(field(&mut inner, "step").as_text(), Some("AfterConfirm"));
+        edit(&mut outer, &mut inner);
+        *field(&mut outer, "carried") = Cbor::Bytes(encode(inner));
+        continuation.carried = encode(outer);
+        let edited = sealer.seal(&continuation, &binding).expect("reseals");
+        let answers =
+            json!({"admin.gate.confirm": {"action": "accept", "content": {"confirmed": true}}});
+        let retry = session
+            .round("reset", arguments, Some(answers), Some(edited))
+            .await;
+        session.close().await;
+        (retry, effects.all())
+    }
+
+    fn bump(frame: &mut [(Cbor, Cbor)]) {
+        let fingerprint = field(frame, "fingerprint");
+        let value = u64::try_from(fingerprint.as_integer().expect("an integer")).expect("u64");
+        *fingerprint = Cbor::Integer((value ^ 1).into());
+    }
+
+    #[tokio::test]
+    async fn a_continuation_resealed_unchanged_resumes_inside_the_helpers() {
+        let (retry, effects) = retry_edited(|_, _| {}).await;
+        let asked = expect_input_required(retry);
+        assert_eq!(keys_of(&asked), ["admin.code"]);
+        assert_eq!(effects, ["admin check bob"]);
+    }
+
+    #[tokio::test]
+    async fn a_continuation_minted_inside_an_edited_helper_is_refused_before_any_code_runs() {
+        let (retry, effects) = retry_edited(|_, inner| bump(inner)).await;
+        // The wire says only that the state is refused; the reason (`layout fingerprint .. does
+        // not match this build`) goes to the operator's log.
+        let (code, message) = expect_rpc_error(retry);
+        assert_eq!(code, -32602, "{message}");
+        assert_eq!(effects, ["admin check bob"], "nothing ran on the retry");
+        let (retry, effects) = retry_edited(|outer, _| bump(outer)).await;
+        assert_eq!(expect_rpc_error(retry).0, -32602);
+        assert_eq!(effects, ["admin check bob"]);
+        let (retry, effects) = retry_edited(|_, inner| {
+            *field(inner, "step") = Cbor::Text("AfterSomethingElse".into());
+        })
+        .await;
+        assert_eq!(expect_rpc_error(retry).0, -32602);
+        assert_eq!(effects, ["admin check bob"]);
+    }
 }
