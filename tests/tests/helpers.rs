@@ -5,6 +5,8 @@
 // rmcp marks sampling deprecated (SEP-2577); servers still use it.
 #![allow(deprecated)]
 
+use std::sync::Arc;
+
 use mrtr::testing::text as text_reply;
 use mrtr::testing::*;
 use mrtr::{Answer, ClientCaps, ask, mrtr_helper, mrtr_tool};
@@ -38,6 +40,31 @@ struct Batch {
 struct Ops {
     effects: Effects,
     policy: Policy,
+    /// A pluggable gate: the trait decides whether to confirm, one helper asks.
+    confirmer: Arc<dyn Confirmer>,
+}
+
+/// The trait-object gate of a legacy server, kept for the decision only.
+trait Confirmer: Send + Sync {
+    fn needs_confirmation(&self, action: &str) -> bool;
+}
+
+/// Asks a person (through the shared gate helper).
+struct FormConfirmer;
+
+impl Confirmer for FormConfirmer {
+    fn needs_confirmation(&self, _action: &str) -> bool {
+        true
+    }
+}
+
+/// For automation: never asks.
+struct NoConfirmation;
+
+impl Confirmer for NoConfirmation {
+    fn needs_confirmation(&self, _action: &str) -> bool {
+        false
+    }
 }
 
 fn text(s: impl Into<String>) -> CallToolResult {
@@ -246,12 +273,35 @@ impl Ops {
         }
         Ok(text(format!("exported={ok}")))
     }
+
+    #[mrtr_tool]
+    #[tool(description = "restarts behind the pluggable gate")]
+    async fn restart(
+        &self,
+        caps: ClientCaps,
+        Parameters(target): Parameters<Target>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let action = format!("restart {}", target.name);
+        if self.confirmer.needs_confirmation(&action) {
+            let stop = ask!(gate: require_confirmation(&caps, &action).await);
+            if let Some(stop) = stop {
+                return Ok(stop);
+            }
+        }
+        self.effects.record(action.clone());
+        Ok(text(format!("{action}: done")))
+    }
 }
 
 fn server(effects: Effects) -> TestServer<Ops> {
+    server_with(effects, Arc::new(FormConfirmer))
+}
+
+fn server_with(effects: Effects, confirmer: Arc<dyn Confirmer>) -> TestServer<Ops> {
     let ops = Ops {
         effects,
         policy: Policy { limit: 2 },
+        confirmer,
     };
     TestServer::new(ops, Ops::tool_router(), test_runtime("helpers"))
 }
@@ -345,6 +395,23 @@ async fn a_result_helper_propagates_its_error_with_question_mark() {
     let both = run_both(server, empty, "brief", json!({"name": "q3"})).await;
     both.assert_table("rpc error -32600: the summary came back empty", 1, 1);
     assert!(both.legacy.effects.is_empty());
+}
+
+#[tokio::test]
+async fn a_pluggable_gate_decides_and_one_helper_asks() {
+    let both = run_both(server, confirming(), "restart", json!({"name": "api"})).await;
+    both.assert_table("restart api: done", 1, 1);
+    assert_eq!(both.modern.asked_keys(), [["gate.confirm"]]);
+    let automated = |effects| server_with(effects, Arc::new(NoConfirmation));
+    let both = run_both(
+        automated,
+        ScriptedClient::new(Caps::FORM_ONLY),
+        "restart",
+        json!({"name": "api"}),
+    )
+    .await;
+    both.assert_table("restart api: done", 0, 0);
+    assert_eq!(both.legacy.effects, ["restart api"]);
 }
 
 #[tokio::test]

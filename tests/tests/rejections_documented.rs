@@ -53,6 +53,10 @@ const ROWS: &[(&str, &str)] = &[
         "the same placement rules hold inside a helper",
     ),
     (
+        "helpers/helper_on_a_trait_method",
+        "`#[mrtr_helper]` on a trait method",
+    ),
+    (
         "helpers/helper_on_a_local_receiver",
         "a helper method entered on a local",
     ),

@@ -31,15 +31,22 @@ use super::returns::Returns;
 use super::{analyse, fallback, interface, plan};
 use crate::errors::Errors;
 
+/// A call through `dyn Trait` cannot name the machine it enters (its frame's type, its step
+/// table), so pluggable gates keep the trait for the decision and ask in one helper.
+const TRAIT_METHOD: &str = "a trait method cannot be an `#[mrtr_helper]`: a call through the trait (or `dyn`) cannot carry the implementation's frame across rounds. Keep the trait for the decision (`fn needs_confirmation(&self, action: &str) -> bool`, a no-op impl returning `false` for automation) and ask in one `#[mrtr_helper]` or in the handler";
+
 /// `#[mrtr_helper]` on an `async fn` (free, inherent method or associated fn).
 pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     let method: ImplItemFn = match syn::parse2(item.clone()) {
         Ok(method) => method,
         Err(e) => {
-            let error = syn::Error::new(
-                e.span(),
-                "`#[mrtr_helper]` goes on an `async fn` whose body uses `ask!`",
-            )
+            let error = match syn::parse2::<syn::TraitItemFn>(item.clone()) {
+                Ok(method) => syn::Error::new_spanned(&method.sig, TRAIT_METHOD),
+                Err(_) => syn::Error::new(
+                    e.span(),
+                    "`#[mrtr_helper]` goes on an `async fn` whose body uses `ask!`",
+                ),
+            }
             .to_compile_error();
             return quote!(#error #item);
         }
