@@ -15,7 +15,8 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use mrtr::__bench::{
-    Binding, Continuation, InputMethod, InputRequest, Sealer, bind_digest, sealer,
+    Binding, Continuation, InputMethod, InputRequest, Sealer, bind_digest, frame_bytes,
+    frame_carried, sealer,
 };
 use mrtr::config::{KeyRing, StateConfig, StateKey, StateMode};
 use rmcp::model::{RequestStateCodec, SealOptions};
@@ -110,6 +111,32 @@ fn mrtr_round(sealer: &Sealer, continuation: &Continuation, binding: &Binding) -
     black_box(opened.continuation.carried.len())
 }
 
+/// One round of the flat handler as the nesting comparison runs it: the step's carried bytes
+/// are saved afresh into a new continuation, sealed, opened.
+fn mrtr_flat_round(sealer: &Sealer, continuation: &Continuation, binding: &Binding) -> usize {
+    let flat = Continuation {
+        carried: continuation.carried.to_vec(),
+        ..continuation.clone()
+    };
+    let token = sealer.seal(&flat, binding).unwrap();
+    let opened = sealer.open(black_box(&token), binding).unwrap();
+    black_box(opened.continuation.carried.len())
+}
+
+/// The same continuation suspended one helper deep: the plan id and digest are the helper's
+/// carried locals, wrapped in its frame as the caller's one slot. What a nested round adds on
+/// this path: encoding the frame at the suspension and decoding it at the resume.
+fn mrtr_nested_round(sealer: &Sealer, continuation: &Continuation, binding: &Binding) -> usize {
+    let nested = Continuation {
+        step: "AtGate".into(),
+        carried: frame_bytes(1, 0x0dd5_eed0_f00d_cafe, continuation.carried.to_vec()),
+        ..continuation.clone()
+    };
+    let token = sealer.seal(&nested, binding).unwrap();
+    let opened = sealer.open(black_box(&token), binding).unwrap();
+    black_box(frame_carried(&opened.continuation.carried).unwrap().len())
+}
+
 /// What the guide's `sign`/`verify` pair does, on rmcp's codec: seal with a TTL, then open,
 /// parse, and check the step and the binding before trusting the data.
 fn rmcp_round(codec: &RequestStateCodec, bind_hex: &str) -> usize {
@@ -192,6 +219,13 @@ fn report(f: &Fixture) {
         "  mrtr x1 with the pending target_env ask:       {}  (what the machine really seals: it re-asks without re-running code)",
         mrtr_with_ask.len()
     );
+    let mut nested = f.continuation.clone();
+    nested.carried = frame_bytes(1, 0x0dd5_eed0_f00d_cafe, nested.carried.clone());
+    let mrtr_nested = f.aead.seal(&nested, &f.binding).unwrap();
+    println!(
+        "  mrtr x1 suspended one helper deep:             {}  (the same locals inside the helper's frame)",
+        mrtr_nested.len()
+    );
 
     // `cargo test --all-targets` runs this file once, unoptimised, without `--bench`: the sizes
     // are cheap and still printed, the timing loops are left to real bench runs.
@@ -204,6 +238,10 @@ fn report(f: &Fixture) {
     let rmcp_ns = nanos_per_round(&mut rmcp, &mut aead);
     let aead_ns = nanos_per_round(&mut aead, &mut rmcp);
     let hmac_ns = nanos_per_round(&mut hmac, &mut rmcp);
+    let mut nested = || mrtr_nested_round(&f.aead, &f.continuation, &f.binding);
+    let mut flat = || mrtr_flat_round(&f.aead, &f.continuation, &f.binding);
+    let nested_ns = nanos_per_round(&mut nested, &mut flat);
+    let flat_ns = nanos_per_round(&mut flat, &mut nested);
     println!("seal+open time per round (best of 7 batches of 20000):");
     println!("  rmcp rs1:  {rmcp_ns:.0} ns");
     println!(
@@ -214,6 +252,18 @@ fn report(f: &Fixture) {
         "  mrtr h1:   {hmac_ns:.0} ns  = {:.3}x rmcp",
         hmac_ns / rmcp_ns
     );
+    println!(
+        "  mrtr x1 one helper deep: {nested_ns:.0} ns  = {:.3}x the flat x1 measured beside it ({flat_ns:.0} ns; target <= 1.2x)",
+        nested_ns / flat_ns
+    );
+    let frame_ns = nanos_per_round(
+        || {
+            let bytes = frame_bytes(1, 7, f.continuation.carried.to_vec());
+            black_box(frame_carried(&bytes).unwrap().len())
+        },
+        &mut flat,
+    );
+    println!("  of which the frame's encode + decode: {frame_ns:.0} ns");
     if std::env::var_os("MRTR_BENCH_BREAKDOWN").is_some() {
         breakdown(f);
     }
@@ -320,6 +370,12 @@ fn bench(c: &mut Criterion) {
     });
     group.bench_function("mrtr_h1_hmac", |b| {
         b.iter(|| mrtr_round(&f.hmac, &f.continuation, &f.binding))
+    });
+    group.bench_function("mrtr_x1_aead_flat_rebuilt", |b| {
+        b.iter(|| mrtr_flat_round(&f.aead, &f.continuation, &f.binding))
+    });
+    group.bench_function("mrtr_x1_aead_one_helper_deep", |b| {
+        b.iter(|| mrtr_nested_round(&f.aead, &f.continuation, &f.binding))
     });
     group.finish();
 }

@@ -113,9 +113,9 @@ pub mod __private_v0_1_0 {
     pub use crate::elicit::__derive_support as derive_elicit;
     pub use crate::error::MrtrError;
     pub use crate::machine::{
-        Call, Entry, Failing, Flow, Frame, Handler, IntoReadResourceResponse, IntoResponse, Io,
-        Lift, Lifted, Missing, Poll, PromptOutcome, Settle, StepInfo, done, fail, finish,
-        finish_option, finish_result, respond, respond_local,
+        Call, Entry, Failing, Flow, Frame, FrameSlot, Handler, IntoReadResourceResponse,
+        IntoResponse, Io, Lift, Lifted, Missing, Poll, PromptOutcome, Settle, StepInfo, done, fail,
+        finish, finish_option, finish_result, frame_slot, respond, respond_local,
     };
     pub use crate::request::{elicit, elicit_url, roots, sample};
     pub use ::core;
@@ -157,6 +157,21 @@ pub mod __bench {
     pub use crate::bind::bind_digest;
     pub use crate::request::{InputMethod, InputRequest};
     pub use crate::seal::{Binding, Continuation, Sealer};
+
+    /// The carried bytes of a call-site step: the callee's frame (`step`, `fingerprint`, its own
+    /// carried bytes) as the caller's one slot, encoded as a suspension encodes it.
+    pub fn frame_bytes(step: u32, fingerprint: u64, carried: Vec<u8>) -> Vec<u8> {
+        let mut out = Vec::new();
+        crate::machine::Frame::new(step, fingerprint, carried).encode(&mut out);
+        out
+    }
+
+    /// The callee's carried bytes back out of a call-site step's, as a resume decodes them.
+    pub fn frame_carried(mut bytes: &[u8]) -> Option<Vec<u8>> {
+        crate::machine::Frame::decode(&mut bytes)
+            .ok()
+            .map(crate::machine::Frame::into_carried)
+    }
 
     /// The sealer a configuration describes, as a [`crate::Runtime`] builds it.
     pub fn sealer(config: &crate::config::StateConfig) -> Result<Sealer, crate::MrtrError> {

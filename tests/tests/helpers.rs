@@ -474,32 +474,29 @@ mod edits {
         }
     }
 
-    /// The one frame a call-site step carries, decoded from the step's carried bytes.
-    fn frame_of(carried: &[u8]) -> Vec<(Cbor, Cbor)> {
+    /// The one frame a call-site step carries, `[step, fingerprint, carried]`, decoded from
+    /// the step's carried bytes.
+    fn frame_of(carried: &[u8]) -> Vec<Cbor> {
         match ciborium::from_reader::<Cbor, _>(carried).expect("one CBOR item") {
-            Cbor::Map(entries) => entries,
-            other => panic!("a frame is a map, got {other:?}"),
+            Cbor::Array(items) if items.len() == 3 => items,
+            other => panic!("a frame is an array of three, got {other:?}"),
         }
     }
 
-    fn field<'a>(frame: &'a mut [(Cbor, Cbor)], name: &str) -> &'a mut Cbor {
-        &mut frame
-            .iter_mut()
-            .find(|(k, _)| k.as_text() == Some(name))
-            .unwrap_or_else(|| panic!("the frame has `{name}`"))
-            .1
-    }
+    const STEP: usize = 0;
+    const FINGERPRINT: usize = 1;
+    const CARRIED: usize = 2;
 
-    fn encode(frame: Vec<(Cbor, Cbor)>) -> Vec<u8> {
+    fn encode(frame: Vec<Cbor>) -> Vec<u8> {
         let mut out = Vec::new();
-        ciborium::into_writer(&Cbor::Map(frame), &mut out).expect("encodes");
+        ciborium::into_writer(&Cbor::Array(frame), &mut out).expect("encodes");
         out
     }
 
     /// `reset` suspended inside `require_admin` inside `require_confirmation`, its token
     /// rewritten by `edit` (given the outer and inner frames), then retried with the answer.
     async fn retry_edited(
-        edit: impl FnOnce(&mut Vec<(Cbor, Cbor)>, &mut Vec<(Cbor, Cbor)>),
+        edit: impl FnOnce(&mut [Cbor], &mut [Cbor]),
     ) -> (
         Result<rmcp::model::CallToolResponse, rmcp::ServiceError>,
         Vec<String>,
@@ -523,12 +520,13 @@ mod edits {
             .expect("the kit's token opens")
             .continuation;
         assert_eq!(continuation.step, "AfterAdmin");
+        // Steps are indices into each helper's table: `AfterGate` and `AfterConfirm` are the first.
         let mut outer = frame_of(&continuation.carried);
-        assert_eq!(field(&mut outer, "step").as_text(), Some("AfterGate"));
-        let mut inner = frame_of(field(&mut outer, "carried").as_bytes().expect("bytes"));
-        assert_eq!(field(&mut inner, "step").as_text(), Some("AfterConfirm"));
+        assert_eq!(outer[STEP], Cbor::Integer(0.into()));
+        let mut inner = frame_of(outer[CARRIED].as_bytes().expect("bytes"));
+        assert_eq!(inner[STEP], Cbor::Integer(0.into()));
         edit(&mut outer, &mut inner);
-        *field(&mut outer, "carried") = Cbor::Bytes(encode(inner));
+        outer[CARRIED] = Cbor::Bytes(encode(inner));
         continuation.carried = encode(outer);
         let edited = sealer.seal(&continuation, &binding).expect("reseals");
         let answers =
@@ -540,10 +538,10 @@ mod edits {
         (retry, effects.all())
     }
 
-    fn bump(frame: &mut [(Cbor, Cbor)]) {
-        let fingerprint = field(frame, "fingerprint");
-        let value = u64::try_from(fingerprint.as_integer().expect("an integer")).expect("u64");
-        *fingerprint = Cbor::Integer((value ^ 1).into());
+    fn bump(frame: &mut [Cbor]) {
+        let value =
+            u64::try_from(frame[FINGERPRINT].as_integer().expect("an integer")).expect("u64");
+        frame[FINGERPRINT] = Cbor::Integer((value ^ 1).into());
     }
 
     #[tokio::test]
@@ -565,10 +563,7 @@ mod edits {
         let (retry, effects) = retry_edited(|outer, _| bump(outer)).await;
         assert_eq!(expect_rpc_error(retry).0, -32602);
         assert_eq!(effects, ["admin check bob"]);
-        let (retry, effects) = retry_edited(|_, inner| {
-            *field(inner, "step") = Cbor::Text("AfterSomethingElse".into());
-        })
-        .await;
+        let (retry, effects) = retry_edited(|_, inner| inner[STEP] = Cbor::Integer(7.into())).await;
         assert_eq!(expect_rpc_error(retry).0, -32602);
         assert_eq!(effects, ["admin check bob"]);
     }

@@ -13,8 +13,7 @@ use std::marker::PhantomData;
 use std::pin::Pin;
 use std::task::Context;
 
-use serde::{Deserialize, Serialize};
-
+use crate::carry::{ErasedSlot, Slots};
 use crate::error::MrtrError;
 
 use super::lift::Flow;
@@ -82,16 +81,155 @@ impl<A, R> Entry<A, R> {
     }
 }
 
-/// A helper suspended at one of its steps: what its caller carries for it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// A helper suspended at one of its steps: what its caller carries for it, in the caller's
+/// [`FrameSlot`].
+#[derive(Clone, Debug, PartialEq)]
 pub struct Frame {
-    /// The helper's step (its step table's name).
-    pub(crate) step: String,
+    /// The helper's step: its index in the helper's step table (the layout fingerprint names
+    /// the step, so an index that means another step in another build is refused).
+    pub(crate) step: u32,
     /// The helper's layout fingerprint for that step.
     pub(crate) fingerprint: u64,
     /// The helper's carried locals at that step, in its slot order.
-    #[serde(with = "bytes")]
     pub(crate) carried: Vec<u8>,
+}
+
+impl Frame {
+    pub(crate) fn new(step: u32, fingerprint: u64, carried: Vec<u8>) -> Self {
+        Frame {
+            step,
+            fingerprint,
+            carried,
+        }
+    }
+
+    pub(crate) fn into_carried(self) -> Vec<u8> {
+        self.carried
+    }
+}
+
+/// The caller's slot for a callee's frame. Encoded by hand as one CBOR item, the array
+/// `[step, fingerprint, carried]`: a frame is saved and restored at every nested suspension, and
+/// serde's generic path (a map with field names, a 4 KiB scratch buffer per decode) cost more
+/// than the sealing it rides on.
+pub struct FrameSlot {
+    pub value: Option<Frame>,
+}
+
+/// An empty frame slot, for each helper site of a lowered body.
+pub fn frame_slot() -> FrameSlot {
+    FrameSlot { value: None }
+}
+
+impl ErasedSlot for FrameSlot {
+    fn type_name(&self) -> &'static str {
+        "mrtr::Frame"
+    }
+
+    fn save(&self, buffer: &mut Vec<u8>) -> Result<bool, String> {
+        let Some(frame) = &self.value else {
+            return Ok(false);
+        };
+        frame.encode(buffer);
+        Ok(true)
+    }
+
+    fn restore(&mut self, input: &mut &[u8]) -> Result<(), String> {
+        self.value = Some(Frame::decode(input)?);
+        Ok(())
+    }
+}
+
+impl Slots for FrameSlot {
+    fn each(&mut self, f: &mut dyn FnMut(&mut dyn ErasedSlot)) {
+        f(self)
+    }
+}
+
+impl Frame {
+    pub(crate) fn encode(&self, out: &mut Vec<u8>) {
+        out.push(0x83); // an array of three
+        cbor::head(out, cbor::UINT, u64::from(self.step));
+        cbor::head(out, cbor::UINT, self.fingerprint);
+        cbor::head(out, cbor::BYTES, self.carried.len() as u64);
+        out.extend_from_slice(&self.carried);
+    }
+
+    pub(crate) fn decode(input: &mut &[u8]) -> Result<Frame, String> {
+        if cbor::read_head(input, cbor::ARRAY)? != 3 {
+            return Err("a helper frame is an array of three".into());
+        }
+        let step = u32::try_from(cbor::read_head(input, cbor::UINT)?)
+            .map_err(|_| "a helper frame's step is out of range".to_owned())?;
+        let fingerprint = cbor::read_head(input, cbor::UINT)?;
+        let len = usize::try_from(cbor::read_head(input, cbor::BYTES)?)
+            .map_err(|_| "a helper frame is too long".to_owned())?;
+        if input.len() < len {
+            return Err("a helper frame ends early".into());
+        }
+        let (carried, rest) = input.split_at(len);
+        *input = rest;
+        Ok(Frame::new(step, fingerprint, carried.to_vec()))
+    }
+}
+
+/// The three CBOR heads a frame uses (RFC 8949 §3.1).
+mod cbor {
+    pub const UINT: u8 = 0;
+    pub const BYTES: u8 = 2;
+    pub const ARRAY: u8 = 4;
+
+    pub fn head(out: &mut Vec<u8>, major: u8, value: u64) {
+        let major = major << 5;
+        match value {
+            0..=23 => out.push(major | value as u8),
+            24..=0xff => out.extend([major | 24, value as u8]),
+            0x100..=0xffff => {
+                out.push(major | 25);
+                out.extend((value as u16).to_be_bytes());
+            }
+            0x1_0000..=0xffff_ffff => {
+                out.push(major | 26);
+                out.extend((value as u32).to_be_bytes());
+            }
+            _ => {
+                out.push(major | 27);
+                out.extend(value.to_be_bytes());
+            }
+        }
+    }
+
+    /// The argument of the next head, which must be of type `major`.
+    pub fn read_head(input: &mut &[u8], major: u8) -> Result<u64, String> {
+        let (&first, rest) = input
+            .split_first()
+            .ok_or_else(|| "a helper frame ends early".to_owned())?;
+        if first >> 5 != major {
+            return Err(format!(
+                "a helper frame holds CBOR type {} where {major} belongs",
+                first >> 5
+            ));
+        }
+        let width = match first & 0x1f {
+            info @ 0..=23 => {
+                *input = rest;
+                return Ok(u64::from(info));
+            }
+            24 => 1,
+            25 => 2,
+            26 => 4,
+            27 => 8,
+            _ => return Err("a helper frame uses an indefinite or reserved length".into()),
+        };
+        if rest.len() < width {
+            return Err("a helper frame ends early".into());
+        }
+        let (bytes, rest) = rest.split_at(width);
+        *input = rest;
+        Ok(bytes
+            .iter()
+            .fold(0, |value, &b| (value << 8) | u64::from(b)))
+    }
 }
 
 /// How one entry of a helper ended.
@@ -186,81 +324,51 @@ impl<T> Failing for Poll<T> {
     }
 }
 
-/// A frame's carried bytes as one CBOR byte string (not an array of numbers).
-mod bytes {
-    use serde::de::{Deserializer, Error, SeqAccess, Visitor};
-    use serde::ser::Serializer;
-
-    pub fn serialize<S: Serializer>(bytes: &[u8], serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_bytes(bytes)
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<u8>, D::Error> {
-        deserializer.deserialize_byte_buf(BytesVisitor)
-    }
-
-    struct BytesVisitor;
-
-    impl<'de> Visitor<'de> for BytesVisitor {
-        type Value = Vec<u8>;
-
-        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            f.write_str("a byte string")
-        }
-
-        fn visit_bytes<E: Error>(self, v: &[u8]) -> Result<Vec<u8>, E> {
-            Ok(v.to_vec())
-        }
-
-        fn visit_byte_buf<E: Error>(self, v: Vec<u8>) -> Result<Vec<u8>, E> {
-            Ok(v)
-        }
-
-        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<u8>, A::Error> {
-            let mut out = Vec::new();
-            while let Some(byte) = seq.next_element()? {
-                out.push(byte);
-            }
-            Ok(out)
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn a_frame_round_trips_through_cbor_as_a_byte_string() {
-        let frame = Frame {
-            step: "AfterConfirm".into(),
-            fingerprint: u64::MAX,
-            carried: vec![1, 2, 3, 250],
-        };
-        let mut buffer = Vec::new();
-        ciborium::into_writer(&frame, &mut buffer).expect("encode");
-        let back: Frame = ciborium::from_reader(buffer.as_slice()).expect("decode");
-        assert_eq!(back, frame);
-        // A byte string: the four bytes follow one header byte, not one item per number.
-        assert!(buffer.windows(5).any(|w| w == [0x44, 1, 2, 3, 250]));
+    fn a_frame_round_trips_and_reads_as_plain_cbor() {
+        for (step, fingerprint, len) in [(0, 0, 0), (3, 23, 24), (300, u64::MAX, 70_000)] {
+            let frame = Frame::new(step, fingerprint, vec![7; len]);
+            let mut slot = frame_slot();
+            slot.value = Some(frame.clone());
+            let mut buffer = Vec::new();
+            assert_eq!(slot.save(&mut buffer), Ok(true));
+            // Any CBOR reader sees the same array.
+            let value: ciborium::Value = ciborium::from_reader(buffer.as_slice()).expect("CBOR");
+            let items = value.as_array().expect("an array");
+            assert_eq!(items[2].as_bytes().map(Vec::len), Some(len));
+            let mut input = buffer.as_slice();
+            let mut back = frame_slot();
+            back.restore(&mut input).expect("decodes");
+            assert_eq!((back.value, input.len()), (Some(frame), 0));
+        }
+    }
+
+    #[test]
+    fn a_malformed_frame_is_an_error_not_a_panic() {
+        let mut full = Vec::new();
+        Frame::new(1, 2, vec![1, 2, 3]).encode(&mut full);
+        for cut in 0..full.len() {
+            let mut input = &full[..cut];
+            assert!(Frame::decode(&mut input).is_err(), "cut at {cut}");
+        }
+        for bad in [&[0x82u8, 0, 0][..], &[0x83, 0x40], &[0x83, 0x1f], &[0x9f]] {
+            let mut input = bad;
+            assert!(Frame::decode(&mut input).is_err(), "{bad:?}");
+        }
     }
 
     #[test]
     fn an_entry_starts_once_then_resumes_from_the_frame() {
         let mut call = Some(Call::<(u32,), bool>::new((7,)));
-        let mut frame = Some(Frame {
-            step: "stale".into(),
-            fingerprint: 0,
-            carried: Vec::new(),
-        });
+        let mut frame = Some(Frame::new(9, 0, Vec::new()));
         let (args, restored) = Entry::new(&mut call, &mut frame).open();
         assert_eq!((args, restored), (Some((7,)), None));
         assert!(frame.is_none(), "a fresh entry drops a stale frame");
-        let resumed = Frame {
-            step: "AfterConfirm".into(),
-            fingerprint: 1,
-            carried: Vec::new(),
-        };
+        let resumed = Frame::new(0, 1, Vec::new());
         let (args, restored) =
             Entry::<(u32,), bool>::new(&mut None, &mut Some(resumed.clone())).open();
         assert_eq!((args, restored), (None, Some(resumed)));

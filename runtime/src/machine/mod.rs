@@ -21,7 +21,8 @@ mod round;
 mod suspension;
 
 pub use compose::{
-    Call, Entry, Failing, Frame, Poll, Settle, fail, finish, finish_option, finish_result,
+    Call, Entry, Failing, Frame, FrameSlot, Poll, Settle, fail, finish, finish_option,
+    finish_result, frame_slot,
 };
 pub use handler::{Handler, StepInfo};
 pub use lift::{Flow, Lift, Lifted, done};

@@ -166,16 +166,16 @@ impl Io {
     /// Where the body starts: `start` on a first round, else the resumed step's arm once its
     /// layout fingerprint matches this build and its carried locals are back in `slots`.
     pub fn restore(&mut self, slots: &mut impl Slots, start: u32) -> Result<u32, MrtrError> {
-        match &self.resumed {
-            None => Ok(start),
-            Some(resumed) => restore_step(
-                self.handler,
-                &resumed.step,
-                resumed.fingerprint,
-                &resumed.carried,
-                slots,
-            ),
-        }
+        let Some(resumed) = &self.resumed else {
+            return Ok(start);
+        };
+        let step = self
+            .handler
+            .steps
+            .iter()
+            .find(|s| s.name == resumed.step)
+            .ok_or_else(|| MrtrError::RejectedState(format!("unknown step `{}`", resumed.step)))?;
+        restore_step(step, resumed.fingerprint, &resumed.carried, slots)
     }
 
     /// A helper's [`restore`](Self::restore): `start` on a fresh entry, else the step of the
@@ -197,13 +197,16 @@ impl Io {
                 helper.path
             ))
         })?;
-        restore_step(
-            helper,
-            &frame.step,
-            frame.fingerprint,
-            &frame.carried,
-            slots,
-        )
+        let step = usize::try_from(frame.step)
+            .ok()
+            .and_then(|i| helper.steps.get(i))
+            .ok_or_else(|| {
+                MrtrError::RejectedState(format!(
+                    "unknown step {} of helper `{}`",
+                    frame.step, helper.path
+                ))
+            })?;
+        restore_step(step, frame.fingerprint, &frame.carried, slots)
     }
 
     /// The arm of step `step` (its index in the handler's steps), where a legacy round goes on
@@ -437,30 +440,24 @@ impl Io {
             Mode::Live { .. } => usize::MAX,
         };
         match save_carried(slots, info, cap) {
-            Ok(carried) => Poll::Suspend(Frame {
-                step: info.name.to_owned(),
-                fingerprint: step_fingerprint(info.layout, slots, info.mask),
+            Ok(carried) => Poll::Suspend(Frame::new(
+                step as u32,
+                step_fingerprint(info.layout, slots, info.mask),
                 carried,
-            }),
+            )),
             Err(error) => Poll::Fail(error),
         }
     }
 }
 
-/// The arm of a resumed step, once its layout fingerprint matches `machine`'s and its carried
-/// locals are back in `slots`: for a handler's continuation and a helper's frame alike.
+/// The arm of a resumed step, once its layout fingerprint matches and its carried locals are
+/// back in `slots`: for a handler's continuation and a helper's frame alike.
 fn restore_step(
-    machine: &'static Handler,
-    step_name: &str,
+    step: &StepInfo,
     fingerprint: u64,
     carried: &[u8],
     slots: &mut impl Slots,
 ) -> Result<u32, MrtrError> {
-    let step = machine
-        .steps
-        .iter()
-        .find(|s| s.name == step_name)
-        .ok_or_else(|| MrtrError::RejectedState(format!("unknown step `{step_name}`")))?;
     let expected = step_fingerprint(step.layout, slots, step.mask);
     if fingerprint != expected {
         return Err(MrtrError::RejectedState(format!(
@@ -692,7 +689,7 @@ mod tests {
         let refused = io(None).restore_frame(&HANDLER, false, None, &mut slots, 0);
         assert!(matches!(refused, Err(MrtrError::RejectedState(_))));
         let mut unknown = frame();
-        unknown.step = "AfterY".into();
+        unknown.step = 9;
         let refused = io(None).restore_frame(&HANDLER, false, Some(unknown), &mut slots, 0);
         assert!(
             matches!(refused, Err(MrtrError::RejectedState(reason)) if reason.contains("unknown step"))

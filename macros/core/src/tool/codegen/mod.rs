@@ -281,7 +281,7 @@ impl Gen<'_> {
         carried.extend(
             self.frame_sites()
                 .into_iter()
-                .map(|_| quote!(#rt::slot::<#rt::Frame>())),
+                .map(|_| quote!(#rt::frame_slot())),
         );
         if carried.len() <= TUPLE {
             quote!((#(#carried,)*))
