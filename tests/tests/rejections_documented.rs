@@ -53,6 +53,26 @@ const ROWS: &[(&str, &str)] = &[
         "the same placement rules hold inside a helper",
     ),
     (
+        "helpers/helper_site_with_other_keys",
+        "a helper site sharing its `ask!` with other keys",
+    ),
+    (
+        "helpers/await_on_something_else",
+        "`.await` inside `ask!` on anything but a helper call",
+    ),
+    (
+        "helpers/question_mark_with_an_alias",
+        "`?` in a helper whose return type is an alias",
+    ),
+    (
+        "helpers/borrowed_parameter_pattern",
+        "a borrowed helper parameter bound by a pattern",
+    ),
+    (
+        "helpers/not_async_or_with_arguments",
+        "`#[mrtr_helper]` with arguments, on a non-`async` fn",
+    ),
+    (
         "helpers/helper_on_a_trait_method",
         "`#[mrtr_helper]` on a trait method",
     ),

@@ -155,9 +155,15 @@ impl Rewriter {
             .map(|request| {
                 let marker = marker.take();
                 // `ask!(site: helper(..).await)`: the helper's value, typed by its `Call`.
+                // Anything else awaited is not a helper (its own error says so): kept as written.
                 if let syn::Expr::Await(awaited) = request {
                     let call = &awaited.base;
-                    return quote_spanned!(span=> #rt::unlowered_helper({ #marker #call }));
+                    return match &**call {
+                        syn::Expr::Call(_) | syn::Expr::MethodCall(_) => {
+                            quote_spanned!(span=> #rt::unlowered_helper({ #marker #call }))
+                        }
+                        _ => quote_spanned!(span=> { #marker #request }),
+                    };
                 }
                 quote_spanned! {span=>
                     #rt::unlowered({
