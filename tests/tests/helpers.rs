@@ -568,3 +568,27 @@ mod edits {
         assert_eq!(effects, ["admin check bob"]);
     }
 }
+
+/// Every helper-calling tool, under many generated answer scripts (accept with generated
+/// content, decline, cancel per key), every 2026-07-28 round on a fresh server: the legacy run
+/// and the MRTR run end alike and leave the same effect log.
+#[tokio::test]
+async fn legacy_and_mrtr_agree_on_every_helper_tool_under_generated_answers() {
+    let calls = [
+        ("delete", json!({"name": "db"})),
+        ("rename", json!({"name": "a"})),
+        ("purge", json!({"names": ["a", "b", "c"]})),
+        ("reset", json!({"name": "bob"})),
+        ("pick", json!({})),
+        ("export", json!({"names": ["a", "b", "c"]})),
+        ("restart", json!({"name": "api"})),
+    ];
+    for (tool, arguments) in calls {
+        equivalent(server, tool, arguments)
+            .caps(Caps::FORM_ONLY)
+            .cases(24)
+            .fresh_server_per_round()
+            .run()
+            .await;
+    }
+}
