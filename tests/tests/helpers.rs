@@ -592,3 +592,20 @@ async fn legacy_and_mrtr_agree_on_every_helper_tool_under_generated_answers() {
             .await;
     }
 }
+
+#[test]
+fn the_callers_step_table_names_the_call_site_and_carries_the_frame() {
+    let [gate] = Ops::DELETE_STEPS else {
+        panic!("one step: {:?}", Ops::DELETE_STEPS)
+    };
+    assert_eq!(
+        (gate.name, gate.keys, gate.carried),
+        ("AfterGate", &["gate"][..], &["#gate"][..])
+    );
+    let [each] = Ops::PURGE_STEPS else {
+        panic!("one step: {:?}", Ops::PURGE_STEPS)
+    };
+    // In a loop the site key carries the iteration; the frame rides with the loop's locals.
+    assert_eq!(each.keys, ["each#{i0}"]);
+    assert!(each.carried.ends_with(&["#each"]), "{:?}", each.carried);
+}

@@ -104,7 +104,14 @@ impl Gen<'_> {
         } else {
             carried.join(", ")
         };
-        format!("asking {}; carries {carried}", keys.join(", "))
+        match self.body.sites[site].helper() {
+            Some((key, helper)) => format!(
+                "entering the helper `{}`, whose keys are asked as `{}.<key>`; carries {carried}",
+                helper.name,
+                self.key_display(site, &key.key)
+            ),
+            None => format!("asking {}; carries {carried}", keys.join(", ")),
+        }
     }
 
     pub fn layout(&self, site: SiteId) -> String {

@@ -893,9 +893,11 @@ fn helper_entry(call: &Expr, errors: &mut Errors) -> Option<HelperEntry> {
             };
             let mut path = path.clone();
             let last = path.path.segments.last_mut()?;
+            let name = last.ident.to_string();
             last.ident = run(&last.ident);
             Some(HelperEntry {
                 callee: path.into_token_stream(),
+                name,
             })
         }
         Expr::MethodCall(m) => {
@@ -908,6 +910,7 @@ fn helper_entry(call: &Expr, errors: &mut Errors) -> Option<HelperEntry> {
             let turbofish = &m.turbofish;
             Some(HelperEntry {
                 callee: quote::quote!(#receiver.#method #turbofish),
+                name: m.method.to_string(),
             })
         }
         other => {

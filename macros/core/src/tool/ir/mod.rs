@@ -195,6 +195,8 @@ pub struct SiteKey {
 /// be called with the entry and the round.
 pub struct HelperEntry {
     pub callee: proc_macro2::TokenStream,
+    /// The helper's name as the user wrote it, for the step table's docs.
+    pub name: String,
 }
 
 impl Site {
