@@ -163,6 +163,50 @@ impl Ops {
     }
 }
 
+/// The server's own outcome enum, as legacy approval helpers return it.
+#[derive(Debug, PartialEq)]
+enum Approval {
+    Granted,
+    Denied,
+    Dismissed,
+    Unsupported,
+}
+
+#[derive(Debug, Serialize, Deserialize, mrtr::Elicit)]
+struct Approve {
+    yes: bool,
+}
+
+/// Shape 2: an approval helper on `&Peer` mapping each outcome into the server's enum.
+#[mrtr_helper]
+async fn approve(caps: &ClientCaps, peer: &Peer<RoleServer>, what: &str) -> Approval {
+    let _ = peer.peer_info();
+    if !caps.elicitation_form() {
+        return Approval::Unsupported;
+    }
+    match ask!(approval: elicit::<Approve>(format!("approve {what}?"))) {
+        Answer::Accept(Approve { yes: true }) => Approval::Granted,
+        Answer::Accept(_) | Answer::Decline => Approval::Denied,
+        Answer::Cancel => Approval::Dismissed,
+    }
+}
+
+impl Ops {
+    /// A gate that calls the approval helper.
+    #[mrtr_helper]
+    async fn require_grant(
+        &self,
+        caps: &ClientCaps,
+        peer: &Peer<RoleServer>,
+        user: String,
+    ) -> Option<CallToolResult> {
+        match ask!(approve: approve(caps, peer, &format!("admin access for {user}")).await) {
+            Approval::Granted => None,
+            other => Some(text(format!("{other:?}"))),
+        }
+    }
+}
+
 #[tool_router]
 impl Ops {
     #[mrtr_tool]
@@ -291,6 +335,22 @@ impl Ops {
         self.effects.record(action.clone());
         Ok(text(format!("{action}: done")))
     }
+
+    #[mrtr_tool]
+    #[tool(description = "grants admin behind an approval gate")]
+    async fn grant(
+        &self,
+        caps: ClientCaps,
+        context: RequestContext<RoleServer>,
+        Parameters(target): Parameters<Target>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let stop = ask!(gate: self.require_grant(&caps, &context.peer, target.name.clone()).await);
+        if let Some(stop) = stop {
+            return Ok(stop);
+        }
+        self.effects.record(format!("granted {}", target.name));
+        Ok(text("granted"))
+    }
 }
 
 fn server(effects: Effects) -> TestServer<Ops> {
@@ -412,6 +472,31 @@ async fn a_pluggable_gate_decides_and_one_helper_asks() {
     .await;
     both.assert_table("restart api: done", 0, 0);
     assert_eq!(both.legacy.effects, ["restart api"]);
+}
+
+#[tokio::test]
+async fn an_approval_helper_maps_every_outcome_through_a_gate() {
+    let grant =
+        |reply: Reply| ScriptedClient::new(Caps::FORM_ONLY).on_elicit("approve admin", [reply]);
+    for (reply, expected, effects) in [
+        (accept(json!({"yes": true})), "granted", vec!["granted bob"]),
+        (accept(json!({"yes": false})), "Denied", vec![]),
+        (Reply::Decline, "Denied", vec![]),
+        (Reply::Cancel, "Dismissed", vec![]),
+    ] {
+        let both = run_both(server, grant(reply), "grant", json!({"name": "bob"})).await;
+        both.assert_table(expected, 1, 1);
+        assert_eq!(both.modern.asked_keys(), [["gate.approve.approval"]]);
+        assert_eq!(both.legacy.effects, effects);
+    }
+    let both = run_both(
+        server,
+        ScriptedClient::new(Caps::NONE),
+        "grant",
+        json!({"name": "bob"}),
+    )
+    .await;
+    both.assert_table("Unsupported", 0, 0);
 }
 
 #[tokio::test]
@@ -582,6 +667,7 @@ async fn legacy_and_mrtr_agree_on_every_helper_tool_under_generated_answers() {
         ("pick", json!({})),
         ("export", json!({"names": ["a", "b", "c"]})),
         ("restart", json!({"name": "api"})),
+        ("grant", json!({"name": "bob"})),
     ];
     for (tool, arguments) in calls {
         equivalent(server, tool, arguments)
