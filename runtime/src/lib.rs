@@ -89,6 +89,21 @@ macro_rules! __mrtr_try {
         match $result {
             ::core::result::Result::Ok(value) => value,
             ::core::result::Result::Err(error) => {
+                return ::core::result::Result::Ok($crate::__private_v0_1_0::Flow::Fail(error));
+            }
+        }
+    };
+}
+
+/// [`__mrtr_try`] inside an `#[mrtr_helper]`'s machine, whose return type follows the helper's
+/// (`Result<Poll<T>, E>`, `Option<Poll<T>>`, `Poll<R>`). Generated code only.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __mrtr_try_any {
+    ($result:expr) => {
+        match $result {
+            ::core::result::Result::Ok(value) => value,
+            ::core::result::Result::Err(error) => {
                 return $crate::__private_v0_1_0::fail(error);
             }
         }
@@ -105,6 +120,7 @@ pub mod __private_v0_1_0 {
     pub const NAME: &str = ::core::module_path!();
 
     pub use crate::__mrtr_try as mrtr_try;
+    pub use crate::__mrtr_try_any as mrtr_try_any;
     pub use crate::call::{PromptCall, ResourceCall, ToolCall};
     pub use crate::carry::{
         Carry, ErasedSlot, Slot, Slots, Transfer, counter, no_arm, out, rest_of, slot,

@@ -216,7 +216,7 @@ fn machine_method(method: &ImplItemFn, params: &[Param]) -> ImplItemFn {
     }
     let stmts = &method.block.stmts;
     machine.block = syn::parse_quote!({
-        let (#(#pats,)*) = #rt::mrtr_try!(#rt::out(&mut __mrtr_start, "the helper's arguments"));
+        let (#(#pats,)*) = #rt::mrtr_try_any!(#rt::out(&mut __mrtr_start, "the helper's arguments"));
         #(#borrows)*
         #(#stmts)*
     });
@@ -290,8 +290,8 @@ fn emit(method: &ImplItemFn, params: &[Param], ret: &Type, machine: &Gen<'_>) ->
         let own = format_ident!("__mrtr_cx{}", i);
         let value = match source {
             Context::Caps => quote!(::core::clone::Clone::clone(__mrtr_io.capabilities())),
-            Context::Request => quote!(#rt::mrtr_try!(__mrtr_io.request_context())),
-            Context::Peer => quote!(#rt::mrtr_try!(__mrtr_io.request_context()).peer),
+            Context::Request => quote!(#rt::mrtr_try_any!(__mrtr_io.request_context())),
+            Context::Peer => quote!(#rt::mrtr_try_any!(__mrtr_io.request_context()).peer),
         };
         let bind = if matches!(ty, Type::Reference(_)) {
             quote!(&#own)

@@ -36,7 +36,7 @@ impl Gen<'_> {
                                         "branch"
                                     }
                                 );
-                                let value = attempt(quote!(#rt::out(&mut #t, #wire)));
+                                let value = self.attempt(quote!(#rt::out(&mut #t, #wire)));
                                 self.bind(pat, quote!(#value), diverge.as_ref(), node, &mut held)
                             }
                             _ => quote!(),
@@ -165,6 +165,7 @@ impl Gen<'_> {
         let call = Self::helper_call(&key.key);
         let frame = self.frame_slot(site);
         let callee = &helper.callee;
+        let fail = self.fail(quote!(error));
         quote! {
             let __mrtr_depth = __mrtr_io.enter(#wire);
             let __mrtr_entry = #rt::Entry::new(&mut #call, &mut #frame.value);
@@ -176,7 +177,7 @@ impl Gen<'_> {
                     #frame.value = ::core::option::Option::Some(callee);
                     break '__mrtr_dispatch #site;
                 }
-                #rt::Poll::Fail(error) => return #rt::fail(error),
+                #rt::Poll::Fail(error) => #fail,
             };
         }
     }

@@ -96,11 +96,14 @@ impl Gen<'_> {
                     let done = self.returns.done(quote!(#tail));
                     quote!(return #done;)
                 }
-                None => quote! {
-                    return #rt::fail(#rt::MrtrError::Internal(
-                        ::std::string::String::from("a lowered handler fell off the end of its body"),
-                    ));
-                },
+                None => {
+                    let fail = self.fail(quote! {
+                        #rt::MrtrError::Internal(
+                            ::std::string::String::from("a lowered handler fell off the end of its body"),
+                        )
+                    });
+                    quote!(#fail;)
+                }
             },
             FrameExit::Join(c) => self.exit(c, tail.map(|t| quote!(#t)), held),
             FrameExit::Latch(c) => {

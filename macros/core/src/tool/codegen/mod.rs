@@ -63,11 +63,29 @@ fn rt() -> TokenStream {
     crate::runtime()
 }
 
-/// Unwraps a runtime `Result` through the runtime's `mrtr_try!`: the runtime's errors end
-/// the round as a JSON-RPC error whatever the user's error type is, so `?` cannot be used.
-fn attempt(expr: TokenStream) -> TokenStream {
-    let rt = rt();
-    quote!(#rt::mrtr_try!(#expr))
+impl Gen<'_> {
+    /// Unwraps a runtime `Result` through the runtime's `mrtr_try!`: the runtime's errors end
+    /// the round as a JSON-RPC error whatever the user's error type is, so `?` cannot be used.
+    /// A handler's expansion names its `Flow` directly (the common case, kept cheap to
+    /// type-check); a helper's goes through `fail`, which fits each helper return shape.
+    pub(super) fn attempt(&self, expr: TokenStream) -> TokenStream {
+        let rt = rt();
+        match self.machine {
+            Machine::Handler => quote!(#rt::mrtr_try!(#expr)),
+            Machine::Helper { .. } => quote!(#rt::mrtr_try_any!(#expr)),
+        }
+    }
+
+    /// `return` of a runtime error, outside `attempt`.
+    pub(super) fn fail(&self, error: TokenStream) -> TokenStream {
+        let rt = rt();
+        match self.machine {
+            Machine::Handler => {
+                quote!(return ::core::result::Result::Ok(#rt::Flow::Fail(#error)))
+            }
+            Machine::Helper { .. } => quote!(return #rt::fail(#error)),
+        }
+    }
 }
 
 impl Gen<'_> {
@@ -126,7 +144,7 @@ impl Gen<'_> {
     pub fn body_tokens(&self, open: Option<TokenStream>) -> TokenStream {
         let items = &self.body.items;
         let open = open.map(|open| {
-            let open = attempt(open);
+            let open = self.attempt(open);
             quote!(let mut __mrtr_io = #open;)
         });
         let (sources, slots) = (self.refill_sources(), self.slot_decls());
@@ -164,14 +182,15 @@ impl Gen<'_> {
     fn dispatch(&self) -> TokenStream {
         let rt = rt();
         let start = self.pc(Arm::Start);
-        let restore = attempt(match &self.machine {
+        let restore = self.attempt(match &self.machine {
             Machine::Handler => quote!(__mrtr_io.restore(&mut __mrtr_c, #start)),
             Machine::Helper { table } => quote! {
                 __mrtr_io.restore_frame(const { &#table }, __mrtr_fresh, __mrtr_frame, &mut __mrtr_c, #start)
             },
         });
         let arms = self.plan.arms.iter().map(|&arm| self.arm(arm));
-        let no_arm = quote!(_ => return #rt::fail(#rt::no_arm()),);
+        let no_arm = self.fail(quote!(#rt::no_arm()));
+        let no_arm = quote!(_ => #no_arm,);
         if self.body.sites.is_empty() {
             // No `ask!`: the start arm only ends by returning, so there is nothing to loop over.
             return quote! {
@@ -182,7 +201,7 @@ impl Gen<'_> {
                 }
             };
         }
-        let ask_live = attempt(quote!(__mrtr_io.ask_live().await));
+        let ask_live = self.attempt(quote!(__mrtr_io.ask_live().await));
         let (resume_pc, suspend) = match &self.machine {
             Machine::Handler => (
                 quote!(__mrtr_io.resume_pc(__mrtr_step)),

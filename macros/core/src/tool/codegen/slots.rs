@@ -170,7 +170,7 @@ impl Gen<'_> {
         let pat = &r.pat;
         let source = format_ident!("__mrtr_src{}", r.arg);
         let again = if r.from_arguments {
-            attempt(quote!(__mrtr_io.reparse()))
+            self.attempt(quote!(__mrtr_io.reparse()))
         } else {
             let kept = format_ident!("__mrtr_keep{}", r.arg);
             quote!(::core::clone::Clone::clone(&#kept))
@@ -248,7 +248,7 @@ impl Gen<'_> {
                                 || binding.kind != BindingKind::Local
                                     && binding.kind != BindingKind::Param)
                                 .then(|| quote!(mut));
-                            let value = attempt(quote!(#rt::out(&mut #slot, #wire)));
+                            let value = self.attempt(quote!(#rt::out(&mut #slot, #wire)));
                             quote!(#[allow(unused_mut)] let #mutability #local = #value;)
                         }),
                 )

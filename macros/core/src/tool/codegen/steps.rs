@@ -155,7 +155,7 @@ impl Gen<'_> {
             let b = self.body.constructs[c].kind.counter().expect("loop");
             let slot = self.carried_slot(b).expect("a loop index is carried");
             let wire = &self.binding(b).wire;
-            attempt(quote!(#rt::counter(&#slot, #wire)))
+            self.attempt(quote!(#rt::counter(&#slot, #wire)))
         });
         quote!(&::std::format!(#scheme, #(#counters),*))
     }
