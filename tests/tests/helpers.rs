@@ -89,7 +89,7 @@ impl Ops {
     #[mrtr_helper]
     async fn require_admin(&self, caps: &ClientCaps, user: String) -> Option<CallToolResult> {
         self.effects.record(format!("admin check {user}"));
-        let stop = ask!(gate: require_confirmation(&caps, &format!("act as admin {user}")).await);
+        let stop = ask!(gate: require_confirmation(caps, &format!("act as admin {user}")).await);
         if let Some(stop) = stop {
             return Some(stop);
         }

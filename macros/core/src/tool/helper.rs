@@ -95,17 +95,18 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     emit(&method, &params, &ret, &machine)
 }
 
-/// What one typed parameter of a helper is.
-enum Param {
+/// One typed parameter of a helper.
+struct Param {
+    pat: Pat,
+    ty: Type,
+    kind: ParamKind,
+}
+
+enum ParamKind {
     /// This request's: bound from the round at every entry.
-    Context { pat: Pat, ty: Type, source: Context },
+    Context(Context),
     /// Evaluated at the call site; `owned` is what the call holds (`String` for `&str`).
-    Value {
-        pat: Pat,
-        ty: Type,
-        owned: Type,
-        borrowed: bool,
-    },
+    Value { owned: Box<Type>, borrowed: bool },
 }
 
 #[derive(Clone, Copy)]
@@ -130,7 +131,11 @@ fn classify(method: &ImplItemFn, errors: &mut Errors) -> Vec<Param> {
             other => (other.clone(), false),
         };
         if let Some(source) = context_of(&inner) {
-            params.push(Param::Context { pat, ty, source });
+            params.push(Param {
+                pat,
+                ty,
+                kind: ParamKind::Context(source),
+            });
             continue;
         }
         if borrowed && !matches!(pat, Pat::Ident(_)) {
@@ -141,11 +146,13 @@ fn classify(method: &ImplItemFn, errors: &mut Errors) -> Vec<Param> {
         } else {
             ty.clone()
         };
-        params.push(Param::Value {
+        params.push(Param {
             pat,
             ty,
-            owned,
-            borrowed,
+            kind: ParamKind::Value {
+                owned: Box::new(owned),
+                borrowed,
+            },
         });
     }
     params
@@ -197,11 +204,8 @@ fn machine_method(method: &ImplItemFn, params: &[Param]) -> ImplItemFn {
         .collect();
     let mut pats = Vec::new();
     let mut borrows = Vec::new();
-    for param in params {
-        let Param::Value {
-            pat, ty, borrowed, ..
-        } = param
-        else {
+    for Param { pat, ty, kind } in params {
+        let ParamKind::Value { borrowed, .. } = kind else {
             continue;
         };
         if *borrowed {
@@ -234,9 +238,9 @@ fn emit(method: &ImplItemFn, params: &[Param], ret: &Type, machine: &Gen<'_>) ->
     let receiver_param = receiver.map(|r| quote!(#r,));
     let owned: Vec<&Type> = params
         .iter()
-        .filter_map(|p| match p {
-            Param::Value { owned, .. } => Some(owned),
-            Param::Context { .. } => None,
+        .filter_map(|p| match &p.kind {
+            ParamKind::Value { owned, .. } => Some(&**owned),
+            ParamKind::Context(_) => None,
         })
         .collect();
     let args_ty = quote!((#(#owned,)*));
@@ -248,12 +252,13 @@ fn emit(method: &ImplItemFn, params: &[Param], ret: &Type, machine: &Gen<'_>) ->
     let mut unused = Vec::new();
     for (i, param) in params.iter().enumerate() {
         let arg = format_ident!("__mrtr_arg{}", i);
-        match param {
-            Param::Context { ty, .. } => {
+        let ty = &param.ty;
+        match &param.kind {
+            ParamKind::Context(_) => {
                 inputs.push(quote!(#arg: #ty));
                 unused.push(arg);
             }
-            Param::Value { ty, borrowed, .. } => {
+            ParamKind::Value { borrowed, .. } => {
                 inputs.push(quote!(#arg: #ty));
                 values.push(if *borrowed {
                     quote!(::std::borrow::ToOwned::to_owned(#arg))
@@ -284,7 +289,8 @@ fn emit(method: &ImplItemFn, params: &[Param], ret: &Type, machine: &Gen<'_>) ->
 
     // The machine.
     let contexts = params.iter().enumerate().filter_map(|(i, p)| {
-        let Param::Context { pat, ty, source } = p else {
+        let Param { pat, ty, kind } = p;
+        let ParamKind::Context(source) = kind else {
             return None;
         };
         let own = format_ident!("__mrtr_cx{}", i);

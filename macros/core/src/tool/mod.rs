@@ -156,7 +156,11 @@ pub fn carried_sets(item: TokenStream) -> Result<Vec<StepCarry>, Vec<String>> {
         syn::ReturnType::Type(_, ty) => (**ty).clone(),
         syn::ReturnType::Default => syn::parse_quote!(()),
     };
-    let body = analyse(&method, &returns::Returns::Handler(ret), &mut errors);
+    let body = analyse(
+        &method,
+        &returns::Returns::Handler(Box::new(ret)),
+        &mut errors,
+    );
     let errors = errors.finish();
     if !errors.is_empty() {
         return Err(errors.iter().map(ToString::to_string).collect());

@@ -84,7 +84,7 @@ pub fn handler<'m>(
     Some(Handler {
         method,
         kind: kind?,
-        returns: Returns::Handler(ret.clone()),
+        returns: Returns::Handler(Box::new(ret.clone())),
         ret,
         local: options.local && kind != Some(Kind::Resource),
         has_output_schema: options.output_schema,

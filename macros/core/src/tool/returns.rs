@@ -8,7 +8,7 @@ use syn::{GenericArgument, PathArguments, Type};
 
 pub enum Returns {
     /// A handler returning `R`: the body returns `Lifted<R>`.
-    Handler(Type),
+    Handler(Box<Type>),
     /// A helper written `-> Result<T, ..>` (or an alias `Result<T>`): `Result<Poll<T>, ..>`.
     HelperResult,
     /// A helper written `-> Option<T>`: `Option<Poll<T>>`.
