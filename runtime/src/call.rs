@@ -17,7 +17,9 @@ use crate::bind::bind_digest;
 use crate::capability::ClientCaps;
 use crate::era::Era;
 use crate::error::MrtrError;
+use crate::lease::Lease;
 use crate::machine::{Handler, Io};
+use crate::replay::{Claim, ReplayGuard};
 use crate::runtime::Runtime;
 use crate::seal::{Binding, IdempotencyKey};
 
@@ -241,15 +243,7 @@ impl Request {
                     Some(token) => {
                         let opened = runtime.sealer.open(token, &binding)?;
                         if let Some(guard) = &runtime.replay {
-                            let claimed = guard
-                                .claim(opened.idempotency_key, opened.expires_at)
-                                .await
-                                .map_err(|e| MrtrError::ReplayStoreUnavailable(e.0))?;
-                            if !claimed {
-                                return Err(MrtrError::RejectedState(
-                                    "continuation already redeemed".into(),
-                                ));
-                            }
+                            claim(guard, opened.idempotency_key, opened.expires_at).await?;
                         }
                         self.step_key.set(opened.idempotency_key);
                         Some(opened.continuation)
@@ -265,6 +259,31 @@ impl Request {
                 )
             }
         }
+    }
+}
+
+/// Takes the continuation for this round under single use; the lease is settled when the round
+/// ends (`crate::lease`).
+async fn claim(
+    guard: &Arc<dyn ReplayGuard>,
+    key: IdempotencyKey,
+    expires_at: u64,
+) -> Result<(), MrtrError> {
+    let claim = guard
+        .claim(key, expires_at)
+        .await
+        .map_err(|e| MrtrError::ReplayStoreUnavailable(e.0))?;
+    match claim {
+        Claim::Taken => {
+            Lease::new(guard.clone(), key, expires_at).hold();
+            Ok(())
+        }
+        Claim::InFlight => Err(MrtrError::StateInFlight(format!(
+            "continuation {key} is leased by another round"
+        ))),
+        Claim::Spent => Err(MrtrError::RejectedState(
+            "continuation already redeemed".into(),
+        )),
     }
 }
 

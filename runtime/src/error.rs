@@ -39,6 +39,12 @@ pub enum MrtrError {
     /// redeemed, and the guard fails closed: -32603, and nothing of the round runs.
     #[error("replay store unavailable: {0}")]
     ReplayStoreUnavailable(String),
+    /// Single use: another round holds this continuation's lease (a duplicate presentation
+    /// while the first still runs, or a round whose instance died less than a lease ago).
+    /// -32603 "retry later", and nothing of the round runs; a retry once the lease has run out
+    /// takes the round over.
+    #[error("requestState in flight: {0}")]
+    StateInFlight(String),
     /// A bug or misconfiguration on this server.
     #[error("internal error: {0}")]
     Internal(String),
@@ -55,6 +61,11 @@ pub(crate) const STATE_TOO_LARGE_MESSAGE: &str = "the continuation is too large"
 /// What a client is told when single use cannot be checked: retrying later is safe, since
 /// nothing ran and the continuation was not spent.
 pub(crate) const REPLAY_STORE_UNAVAILABLE_MESSAGE: &str = "single use of requestState cannot be checked right now (replay store unavailable); nothing was run, retry later";
+
+/// What a client is told when another round holds the continuation: the same request may get
+/// through once that round has answered (then it is refused as spent) or its lease has run out
+/// (then it runs).
+pub(crate) const STATE_IN_FLIGHT_MESSAGE: &str = "requestState is being answered by another request (a duplicate, or a round whose server stopped); nothing was run, retry later";
 
 /// JSON-RPC code of `MissingRequiredClientCapabilityError` (2026-07-28).
 pub(crate) const MISSING_REQUIRED_CLIENT_CAPABILITY: i32 = -32021;
@@ -86,6 +97,10 @@ impl From<MrtrError> for ErrorData {
             MrtrError::ReplayStoreUnavailable(reason) => {
                 tracing::error!(target: "mrtr", %reason, "replay store unavailable: round refused (fail closed)");
                 ErrorData::internal_error(REPLAY_STORE_UNAVAILABLE_MESSAGE, None)
+            }
+            MrtrError::StateInFlight(reason) => {
+                crate::observe::in_flight(&reason);
+                ErrorData::internal_error(STATE_IN_FLIGHT_MESSAGE, None)
             }
             MrtrError::Internal(reason) => {
                 tracing::error!(target: "mrtr", %reason, "mrtr internal error");

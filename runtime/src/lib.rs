@@ -31,6 +31,7 @@ mod carry;
 mod elicit;
 mod era;
 mod error;
+mod lease;
 mod live;
 mod machine;
 mod malformed;

@@ -13,7 +13,8 @@ use std::fmt;
 
 /// Why a `requestState` was refused, in categories an operator can act on: `unknown_kid`,
 /// `bad_tag` and `expired` after a rotation point at the rotation; `wrong_binding`,
-/// `wrong_principal`, `wrong_audience` and `spent` at a client or an attacker.
+/// `wrong_principal`, `wrong_audience` and `spent` at a client or an attacker; `in_flight` at a
+/// duplicate racing its original, or at a retry after an instance died mid-round.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Rejection {
     TooLarge,
@@ -28,6 +29,8 @@ pub enum Rejection {
     OtherBuild,
     /// Already redeemed under single use.
     Spent,
+    /// Leased by another round under single use (refused with "retry later", not -32602).
+    InFlight,
     Other,
 }
 
@@ -44,6 +47,7 @@ impl Rejection {
             Rejection::WrongPrincipal => "wrong_principal",
             Rejection::OtherBuild => "other_build",
             Rejection::Spent => "spent",
+            Rejection::InFlight => "in_flight",
             Rejection::Other => "other",
         }
     }
@@ -114,6 +118,13 @@ pub(crate) fn rejected(reason: &str) -> Rejection {
     tracing::warn!(target: "mrtr", reason_category = category.as_str(), %reason, "requestState rejected");
     metrics::counter!("mrtr_rejections_total", "reason" => category.as_str()).increment(1);
     category
+}
+
+/// A `requestState` was refused because another round holds its lease.
+pub(crate) fn in_flight(reason: &str) {
+    let category = Rejection::InFlight.as_str();
+    tracing::info!(target: "mrtr", reason_category = category, %reason, "requestState in flight elsewhere: retry later");
+    metrics::counter!("mrtr_rejections_total", "reason" => category).increment(1);
 }
 
 #[cfg(test)]

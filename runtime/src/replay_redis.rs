@@ -1,21 +1,34 @@
 //! Single use shared by a fleet: a [`ReplayGuard`] on Redis (feature `redis`).
 //!
-//! A claim is one command, `SET <prefix><continuation id> 1 NX EXAT <token expiry>`: Redis
-//! answers `OK` to the first presentation of a token and nil to every later one, on whichever
-//! instance it lands, and forgets the key when the token could not be opened any more anyway.
-//! One network round trip per resumed round; first rounds present no token and claim nothing.
+//! One command per step of a continuation's life, each one network round trip:
 //!
-//! When Redis cannot answer within the timeout, [`Unreachable`] decides: by default the round
-//! is refused (-32603, nothing runs, the token is not spent, so the client may retry it);
+//! - claim: `SET <prefix><continuation id> leased NX PX <lease> GET`. Redis sets the key and
+//!   answers nil to the first presentation of a token, on whichever instance it lands; to every
+//!   other it answers the value already there (`leased`: in flight; `spent`) and sets nothing.
+//!   A lease whose round never answered (its instance died) is dropped by Redis when it runs
+//!   out, so the next presentation's `SET NX` takes the round over: no script, no clock read.
+//! - spend, once the round has answered: `SET <key> spent EXAT <token expiry>`; Redis forgets
+//!   the key when the token could not be opened any more anyway. The answer does not wait for
+//!   it (see `crate::lease`).
+//! - release, when the round stopped before the handler's body ran: `DEL <key>`.
+//!
+//! First rounds present no token and claim nothing.
+//!
+//! When Redis cannot answer a claim within the timeout, [`Unreachable`] decides: by default the
+//! round is refused (-32603, nothing runs, the token is not spent, so the client may retry it);
 //! [`Unreachable::FailOpen`] lets the round run unguarded, logged at warn, for deployments that
-//! prefer availability to single use during a Redis outage.
+//! prefer availability to single use during a Redis outage. A spend Redis does not answer is
+//! logged and left: the lease runs out, and until the token expires a replay would run the
+//! round again (at least once; effects recorded under the round's key still happen once).
 
 use std::time::Duration;
 
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use redis::{ExistenceCheck, SetExpiry, SetOptions};
 
-use crate::replay::{Claim, IdempotencyKey, ReplayGuard, StoreUnavailable};
+use crate::replay::{
+    Claim, ClaimFuture, DEFAULT_LEASE, IdempotencyKey, ReplayGuard, SettleFuture, StoreUnavailable,
+};
 
 /// What a claim does when Redis cannot answer in time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -36,8 +49,11 @@ pub struct RedisGuardConfig {
     /// Put before the continuation id (32 hex digits) to form the key.
     pub key_prefix: String,
     pub when_unreachable: Unreachable,
-    /// Bounds connecting and each claim, reconnects included: a claim never waits longer.
+    /// Bounds connecting and each command, reconnects included: a claim never waits longer.
     pub timeout: Duration,
+    /// How long a round holds its continuation before another presentation may take it over
+    /// (whole milliseconds, at least one): longer than any round should take.
+    pub lease: Duration,
 }
 
 impl RedisGuardConfig {
@@ -50,6 +66,7 @@ impl RedisGuardConfig {
             key_prefix: Self::DEFAULT_PREFIX.to_owned(),
             when_unreachable: Unreachable::FailClosed,
             timeout: Self::DEFAULT_TIMEOUT,
+            lease: DEFAULT_LEASE,
         }
     }
 
@@ -68,6 +85,11 @@ impl RedisGuardConfig {
         self
     }
 
+    pub fn lease(mut self, lease: Duration) -> Self {
+        self.lease = lease;
+        self
+    }
+
     /// The URL without its credentials (`redis://:secret@host/` prints as `redis://…@host/`),
     /// for logs and errors.
     pub fn redacted_url(&self) -> String {
@@ -80,7 +102,8 @@ impl RedisGuardConfig {
     }
 
     /// Reads `MRTR_REDIS_URL` (required), `MRTR_REDIS_PREFIX`, `MRTR_REDIS_UNREACHABLE`
-    /// (`fail-closed`, the default, or `fail-open`) and `MRTR_REDIS_TIMEOUT_MS`.
+    /// (`fail-closed`, the default, or `fail-open`), `MRTR_REDIS_TIMEOUT_MS` and
+    /// `MRTR_REDIS_LEASE_MS`.
     /// `Ok(None)` when `MRTR_REDIS_URL` is not set.
     pub fn from_env() -> Result<Option<Self>, String> {
         Self::from_vars(|name| std::env::var(name).ok())
@@ -117,6 +140,17 @@ impl RedisGuardConfig {
                 }
             };
         }
+        if let Some(ms) = var("MRTR_REDIS_LEASE_MS") {
+            config.lease = match ms.trim().parse::<u64>() {
+                Ok(ms @ 1..=3_600_000) => Duration::from_millis(ms),
+                _ => {
+                    return Err(format!(
+                        "MRTR_REDIS_LEASE_MS must be a whole number of milliseconds between 1 and 3600000, not `{}`",
+                        ms.trim()
+                    ));
+                }
+            };
+        }
         Ok(Some(config))
     }
 }
@@ -128,6 +162,7 @@ impl std::fmt::Debug for RedisGuardConfig {
             .field("key_prefix", &self.key_prefix)
             .field("when_unreachable", &self.when_unreachable)
             .field("timeout", &self.timeout)
+            .field("lease", &self.lease)
             .finish()
     }
 }
@@ -166,47 +201,89 @@ impl RedisReplayGuard {
         &self.config
     }
 
-    /// The Redis key a continuation is claimed under.
+    /// The Redis key a continuation is leased and spent under.
     pub fn key_of(&self, key: &IdempotencyKey) -> String {
         format!("{}{key}", self.config.key_prefix)
     }
 
-    async fn set_nx(&self, key: IdempotencyKey, expires_at: u64) -> Result<bool, String> {
-        let options = SetOptions::default()
-            .conditional_set(ExistenceCheck::NX)
-            .with_expiration(SetExpiry::EXAT(expires_at));
-        let mut command = redis::cmd("SET");
-        command.arg(self.key_of(&key)).arg(1).arg(options);
+    /// Runs one command within the timeout.
+    async fn query<T: redis::FromRedisValue>(&self, command: redis::Cmd) -> Result<T, String> {
         let mut connection = self.connection.clone();
         let reply = tokio::time::timeout(
             self.config.timeout,
-            command.query_async::<Option<String>>(&mut connection),
+            command.query_async::<T>(&mut connection),
         )
         .await;
         match reply {
-            Ok(Ok(reply)) => Ok(reply.is_some()),
+            Ok(Ok(reply)) => Ok(reply),
             Ok(Err(error)) => Err(error.to_string()),
             Err(_) => Err(format!("no answer within {:?}", self.config.timeout)),
         }
     }
+
+    fn unavailable(&self, reason: String) -> StoreUnavailable {
+        StoreUnavailable(format!("Redis at {}: {reason}", self.config.redacted_url()))
+    }
+
+    async fn take(&self, key: IdempotencyKey) -> Result<Claim, String> {
+        let lease_ms = u64::try_from(self.config.lease.as_millis())
+            .unwrap_or(u64::MAX)
+            .max(1);
+        let options = SetOptions::default()
+            .conditional_set(ExistenceCheck::NX)
+            .with_expiration(SetExpiry::PX(lease_ms))
+            .get(true);
+        let mut command = redis::cmd("SET");
+        command.arg(self.key_of(&key)).arg(LEASED).arg(options);
+        Ok(match self.query::<Option<String>>(command).await? {
+            None => Claim::Taken,
+            Some(held) if held == LEASED => Claim::InFlight,
+            // `spent`, or the `1` an earlier release of this guard claimed with.
+            Some(_) => Claim::Spent,
+        })
+    }
 }
 
+/// The values a key holds: a round is answering it, or one has.
+const LEASED: &str = "leased";
+const SPENT: &str = "spent";
+
 impl ReplayGuard for RedisReplayGuard {
-    fn claim(&self, key: IdempotencyKey, expires_at: u64) -> Claim<'_> {
+    fn claim(&self, key: IdempotencyKey, _expires_at: u64) -> ClaimFuture<'_> {
         Box::pin(async move {
-            match self.set_nx(key, expires_at).await {
-                Ok(first) => Ok(first),
+            match self.take(key).await {
+                Ok(claim) => Ok(claim),
                 Err(reason) => match self.config.when_unreachable {
-                    Unreachable::FailClosed => Err(StoreUnavailable(format!(
-                        "Redis at {}: {reason}",
-                        self.config.redacted_url()
-                    ))),
+                    Unreachable::FailClosed => Err(self.unavailable(reason)),
                     Unreachable::FailOpen => {
                         tracing::warn!(target: "mrtr", url = %self.config.redacted_url(), %reason, "replay store unreachable: round runs without the single-use check (fail open)");
-                        Ok(true)
+                        Ok(Claim::Taken)
                     }
                 },
             }
+        })
+    }
+
+    fn spend(&self, key: IdempotencyKey, expires_at: u64) -> SettleFuture<'_> {
+        let options = SetOptions::default().with_expiration(SetExpiry::EXAT(expires_at.max(1)));
+        let mut command = redis::cmd("SET");
+        command.arg(self.key_of(&key)).arg(SPENT).arg(options);
+        Box::pin(async move {
+            self.query::<Option<String>>(command)
+                .await
+                .map(drop)
+                .map_err(|reason| self.unavailable(reason))
+        })
+    }
+
+    fn release(&self, key: IdempotencyKey) -> SettleFuture<'_> {
+        let mut command = redis::cmd("DEL");
+        command.arg(self.key_of(&key));
+        Box::pin(async move {
+            self.query::<u32>(command)
+                .await
+                .map(drop)
+                .map_err(|reason| self.unavailable(reason))
         })
     }
 }
@@ -245,14 +322,17 @@ mod tests {
         assert_eq!(config.key_prefix, RedisGuardConfig::DEFAULT_PREFIX);
         assert_eq!(config.when_unreachable, Unreachable::FailClosed);
         assert_eq!(config.timeout, RedisGuardConfig::DEFAULT_TIMEOUT);
+        assert_eq!(config.lease, DEFAULT_LEASE);
         let config = RedisGuardConfig::from_vars(vars(&[
             ("MRTR_REDIS_URL", "redis://r:1/"),
             ("MRTR_REDIS_PREFIX", "svc:"),
             ("MRTR_REDIS_UNREACHABLE", "fail-open"),
             ("MRTR_REDIS_TIMEOUT_MS", "40"),
+            ("MRTR_REDIS_LEASE_MS", "2500"),
         ]))
         .unwrap()
         .unwrap();
+        assert_eq!(config.lease, Duration::from_millis(2500));
         assert_eq!(config.key_prefix, "svc:");
         assert_eq!(config.when_unreachable, Unreachable::FailOpen);
         assert_eq!(config.timeout, Duration::from_millis(40));
@@ -283,6 +363,10 @@ mod tests {
             &[
                 ("MRTR_REDIS_URL", "redis://r/"),
                 ("MRTR_REDIS_TIMEOUT_MS", "soon"),
+            ][..],
+            &[
+                ("MRTR_REDIS_URL", "redis://r/"),
+                ("MRTR_REDIS_LEASE_MS", "0"),
             ][..],
         ] {
             let owned: Vec<(String, String)> = bad

@@ -27,7 +27,9 @@ where
     R: Lift + IntoResponse<Out> + 'a,
     Out: From<InputRequiredResult> + 'a,
 {
-    Box::pin(async move { outcome::<R, Out>(body.await) })
+    Box::pin(crate::lease::scope(async move {
+        answered(outcome::<R, Out>(body.await))
+    }))
 }
 
 /// [`respond`] for `#[tool(local)]` / `#[prompt(local)]` handlers, whose futures need not be
@@ -39,7 +41,16 @@ where
     R: Lift + IntoResponse<Out> + 'a,
     Out: From<InputRequiredResult> + 'a,
 {
-    Box::pin(async move { outcome::<R, Out>(body.await) })
+    Box::pin(crate::lease::scope(async move {
+        answered(outcome::<R, Out>(body.await))
+    }))
+}
+
+/// The round has its response: under single use its continuation is spent, whatever the
+/// response (a lease the round gave back before its body ran is gone already).
+fn answered<Out>(response: Result<Out, ErrorData>) -> Result<Out, ErrorData> {
+    crate::lease::spend_held();
+    response
 }
 
 /// What every request kind does with the body's outcome: hand back the user's value, report a

@@ -165,7 +165,18 @@ impl Io {
 
     /// Where the body starts: `start` on a first round, else the resumed step's arm once its
     /// layout fingerprint matches this build and its carried locals are back in `slots`.
+    ///
+    /// A continuation refused here is given back to the replay guard: none of the body ran, and
+    /// the instance that sealed it (another build, during a rolling deploy) may still run it.
     pub fn restore(&mut self, slots: &mut impl Slots, start: u32) -> Result<u32, MrtrError> {
+        let restored = self.restore_resumed(slots, start);
+        if restored.is_err() {
+            crate::lease::release_held();
+        }
+        restored
+    }
+
+    fn restore_resumed(&mut self, slots: &mut impl Slots, start: u32) -> Result<u32, MrtrError> {
         let Some(resumed) = &self.resumed else {
             return Ok(start);
         };

@@ -6,7 +6,7 @@ use super::*;
 use crate::MrtrError;
 use crate::bind::bind_digest;
 use crate::config::{KeyRing, StateConfig, StateMode};
-use crate::replay::InMemoryReplayGuard;
+use crate::replay::{Claim, InMemoryReplayGuard};
 use crate::seal::Binding;
 use serde_json::json;
 
@@ -410,9 +410,10 @@ fn a_replay_guard_makes_a_token_single_use() {
         .seal(&deploy_continuation(), &deploy_binding())
         .unwrap();
     let opened = sealer.open(&token, &deploy_binding()).unwrap();
-    assert!(guard.claim_now(&opened.idempotency_key, opened.expires_at));
+    assert_eq!(guard.claim_now(&opened.idempotency_key), Claim::Taken);
+    guard.spend_now(&opened.idempotency_key, opened.expires_at);
     let again = sealer.open(&token, &deploy_binding()).unwrap();
-    assert!(!guard.claim_now(&again.idempotency_key, again.expires_at));
+    assert_eq!(guard.claim_now(&again.idempotency_key), Claim::Spent);
 }
 
 #[test]

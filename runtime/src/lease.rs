@@ -1,0 +1,128 @@
+//! A resumed round's hold on its continuation under single use, from the claim to the end of
+//! the round: spent once the round has answered, released when it stopped before the handler's
+//! body ran, left to run out when the round never finished (see [`crate::replay`]).
+//!
+//! The claim is made deep inside the lowered body (`ToolCall::open`) and the round ends in
+//! `respond`, outside it; the lease travels between the two in a task-local scope that
+//! `respond` opens around the body, so generated code never sees it.
+
+use std::cell::RefCell;
+use std::future::Future;
+use std::sync::Arc;
+
+use futures::FutureExt;
+
+use crate::replay::{IdempotencyKey, ReplayGuard};
+
+/// A continuation this round has taken for the guard's lease.
+pub(crate) struct Lease {
+    guard: Arc<dyn ReplayGuard>,
+    key: IdempotencyKey,
+    expires_at: u64,
+}
+
+tokio::task_local! {
+    static ROUND: RefCell<Option<Lease>>;
+}
+
+/// Runs one round's body with a place for its lease.
+pub(crate) fn scope<F: Future>(body: F) -> impl Future<Output = F::Output> {
+    ROUND.scope(RefCell::new(None), body)
+}
+
+impl Lease {
+    pub(crate) fn new(guard: Arc<dyn ReplayGuard>, key: IdempotencyKey, expires_at: u64) -> Self {
+        Lease {
+            guard,
+            key,
+            expires_at,
+        }
+    }
+
+    /// Keeps the lease until the round ends. Outside a round's scope (nothing in `mrtr` opens a
+    /// round so, but a caller of the public `open` could) the continuation is spent at once:
+    /// single use without the crash recovery.
+    pub(crate) fn hold(self) {
+        if let Err(lease) = self.try_hold() {
+            lease.spend();
+        }
+    }
+
+    fn try_hold(self) -> Result<(), Lease> {
+        let mut lease = Some(self);
+        let _ = ROUND.try_with(|held| *held.borrow_mut() = lease.take());
+        lease.map_or(Ok(()), Err)
+    }
+
+    /// The round answered (its result, its error, `input_required`, or a runtime failure after
+    /// its body started): no presentation of this token may run again.
+    ///
+    /// The answer does not wait for the store: until the spend lands, the lease already refuses
+    /// every other presentation, so waiting would add a round trip to every resumed round and
+    /// protect nothing more. The spend is polled once here, which hands the command to the
+    /// store's connection ahead of anything this instance sends later (so a duplicate on this
+    /// instance is always refused as spent), and finishes as a task of its own. Should the
+    /// instance die, or the store fail, before it lands, the lease runs out and a later
+    /// presentation runs the round again: at least once, as after any crash mid-round.
+    pub(crate) fn spend(self) {
+        let Lease {
+            guard,
+            key,
+            expires_at,
+        } = self;
+        settle(async move {
+            if let Err(error) = guard.spend(key, expires_at).await {
+                tracing::warn!(target: "mrtr", %key, %error, "cannot mark requestState spent: once its lease runs out, a replay of it would run the round again");
+            }
+        });
+    }
+
+    /// The round stopped before the handler's body ran: nothing of it ran, so the next
+    /// presentation may take it at once instead of waiting for the lease.
+    pub(crate) fn release(self) {
+        let Lease { guard, key, .. } = self;
+        settle(async move {
+            if let Err(error) = guard.release(key).await {
+                tracing::warn!(target: "mrtr", %key, %error, "cannot release requestState: it is refused as in flight until its lease runs out");
+            }
+        });
+    }
+}
+
+/// Releases the lease of the round in scope, if it holds one (`Io::restore` refused the
+/// continuation).
+pub(crate) fn release_held() {
+    if let Some(lease) = take_held() {
+        lease.release();
+    }
+}
+
+/// Spends the lease of the round in scope, if it still holds one (the round answered).
+pub(crate) fn spend_held() {
+    if let Some(lease) = take_held() {
+        lease.spend();
+    }
+}
+
+fn take_held() -> Option<Lease> {
+    ROUND
+        .try_with(|held| held.borrow_mut().take())
+        .ok()
+        .flatten()
+}
+
+/// Polls `settling` once and lets it finish on its own (see [`Lease::spend`]).
+fn settle(settling: impl Future<Output = ()> + Send + 'static) {
+    let mut settling = Box::pin(settling);
+    if (&mut settling).now_or_never().is_some() {
+        return;
+    }
+    match tokio::runtime::Handle::try_current() {
+        Ok(runtime) => {
+            runtime.spawn(settling);
+        }
+        Err(_) => {
+            tracing::warn!(target: "mrtr", "no tokio runtime to finish settling a requestState lease; it runs out instead")
+        }
+    }
+}
