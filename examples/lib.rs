@@ -9,6 +9,7 @@
 //! opened with `initialize` takes the legacy path.
 
 pub mod demo;
+pub mod ledger;
 pub mod ops;
 pub mod reply;
 pub mod servers;

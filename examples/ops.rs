@@ -5,8 +5,11 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
+use mrtr::replay::IdempotencyKey;
 use rmcp::ErrorData;
 use serde::{Deserialize, Serialize};
+
+use crate::ledger::{EFFECT_LEDGER_VAR, Ledger, Recorded};
 
 /// Shared by every instance of a server (and by the tests that inspect it).
 #[derive(Clone, Default)]
@@ -16,6 +19,10 @@ pub struct Ops {
     /// Where every effect is also appended, one line each (`MRTR_EFFECT_LOG`): the fleet
     /// harness counts effects per flow across instances and restarts from these files.
     effect_file: Option<Arc<Mutex<std::fs::File>>>,
+    /// The effects made under an idempotency key, with their answers.
+    ledger: Ledger,
+    /// The key this handle's effects are made under ([`Ops::idempotent`]).
+    key: Option<IdempotencyKey>,
 }
 
 /// Names the file [`Ops::from_env`] appends every effect to.
@@ -51,7 +58,46 @@ impl Ops {
                 .open(path)?;
             ops.effect_file = Some(Arc::new(Mutex::new(file)));
         }
+        if let Some(dir) = std::env::var_os(EFFECT_LEDGER_VAR) {
+            ops.ledger = Ledger::shared(dir)?;
+        }
         Ok(ops)
+    }
+
+    /// This back end with its effects (`run_deploy`, `publish_notes`, `record_summary`) made
+    /// under `key`, as a real API takes an `Idempotency-Key` header: the first call with a key
+    /// performs the effect, a later one with the same key gets the first one's answer and
+    /// performs nothing. Handlers pass their `mrtr::StepKey` (`None` on a first round or a
+    /// legacy session, where no round runs twice).
+    pub fn idempotent(&self, key: Option<IdempotencyKey>) -> Ops {
+        Ops {
+            key,
+            ..self.clone()
+        }
+    }
+
+    /// Performs the effect `line` whose answer is `answer`, once per key: a key seen before
+    /// gets its first answer back.
+    fn effect(&self, line: String, answer: String) -> Result<String, ErrorData> {
+        let Some(key) = self.key else {
+            self.record(line);
+            return Ok(answer);
+        };
+        let recorded = self.ledger.record_once(key, &line, &answer).map_err(|e| {
+            ErrorData::internal_error(format!("the effect ledger failed: {e}"), None)
+        })?;
+        match recorded {
+            // A shared ledger's file is the effect's record; the local log is for tests.
+            Recorded::Now if matches!(self.ledger, Ledger::Shared(_)) => {
+                self.lock_log().push(line);
+                Ok(answer)
+            }
+            Recorded::Now => {
+                self.record(line);
+                Ok(answer)
+            }
+            Recorded::Before(answer) => Ok(answer),
+        }
     }
 
     /// Everything that ran, in order.
@@ -100,15 +146,18 @@ impl Ops {
         Ok(plan)
     }
 
-    /// The side effect: must run strictly after the last answer, and once.
+    /// The side effect: must run strictly after the last answer, and once (once per key under
+    /// [`Ops::idempotent`]).
     pub async fn run_deploy(
         &self,
         service: &str,
         environment: &str,
         plan_id: &str,
     ) -> Result<String, ErrorData> {
-        self.record(format!("deploy {service} {environment} {plan_id}"));
-        Ok(format!("https://{environment}.example.invalid/{service}"))
+        self.effect(
+            format!("deploy {service} {environment} {plan_id}"),
+            format!("https://{environment}.example.invalid/{service}"),
+        )
     }
 
     /// One wave of a staged rollout: after that wave's confirmation, once.
@@ -171,11 +220,14 @@ impl Ops {
     }
 
     pub async fn record_summary(&self, digest_key: &str, summary: &str) -> Result<(), ErrorData> {
-        self.record(format!(
-            "record_summary {digest_key} {} chars",
-            summary.chars().count()
-        ));
-        Ok(())
+        self.effect(
+            format!(
+                "record_summary {digest_key} {} chars",
+                summary.chars().count()
+            ),
+            String::new(),
+        )
+        .map(drop)
     }
 }
 
@@ -200,13 +252,13 @@ impl Ops {
         audience: &str,
         body: &str,
     ) -> Result<String, ErrorData> {
-        self.record(format!(
-            "publish_notes {version} {audience} {} chars",
-            body.chars().count()
-        ));
-        Ok(format!(
-            "https://releases.example.invalid/{version}/{audience}"
-        ))
+        self.effect(
+            format!(
+                "publish_notes {version} {audience} {} chars",
+                body.chars().count()
+            ),
+            format!("https://releases.example.invalid/{version}/{audience}"),
+        )
     }
 }
 

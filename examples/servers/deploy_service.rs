@@ -12,7 +12,7 @@ use crate::ops::{
     Ops, cannot_confirm_waves, render_incident_digest, rollout_done, rollout_stopped, rollout_waves,
 };
 use crate::reply::{sampled_text, text};
-use mrtr::{Answer, ClientCaps, ask, mrtr_tool};
+use mrtr::{Answer, ClientCaps, StepKey, ask, mrtr_tool};
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{
     CallToolResult, CreateMessageRequestParams, Implementation, SamplingMessage,
@@ -78,6 +78,7 @@ impl Deployer {
         &self,
         Parameters(args): Parameters<DeployArgs>,
         caps: ClientCaps,
+        step: StepKey,
     ) -> Result<CallToolResult, ErrorData> {
         if !caps.elicitation_form() {
             return Ok(text(cannot_elicit(&args.service)));
@@ -90,8 +91,11 @@ impl Deployer {
             Answer::Cancel => return Ok(text("Deployment cancelled by user.")),
         };
         let environment = target.environment.as_str();
+        // Under single use a round whose instance died is run again by the next presentation;
+        // the round's key makes the back end deploy once whatever the number of runs.
         let url = self
             .ops
+            .idempotent(step.get())
             .run_deploy(&args.service, environment, &plan.id)
             .await?;
         Ok(text(format!(
@@ -131,6 +135,7 @@ impl Deployer {
         &self,
         Parameters(args): Parameters<SummarizeArgs>,
         caps: ClientCaps,
+        step: StepKey,
     ) -> Result<CallToolResult, ErrorData> {
         let incidents = self.ops.fetch_incidents(&args.since).await?;
         if incidents.is_empty() {
@@ -147,7 +152,10 @@ impl Deployer {
             Answer::Accept(result) => {
                 match sampled_text(&result.message.content.clone().into_vec()) {
                     Some(summary) => {
-                        self.ops.record_summary(&digest_key, &summary).await?;
+                        self.ops
+                            .idempotent(step.get())
+                            .record_summary(&digest_key, &summary)
+                            .await?;
                         Ok(text(summary))
                     }
                     None => Ok(text("Unusable sampling response. Nothing was recorded.")),

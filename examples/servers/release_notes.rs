@@ -5,7 +5,7 @@
 
 use crate::ops::Ops;
 use crate::reply::{sampled_text, text};
-use mrtr::{Answer, ClientCaps, ask, mrtr_tool};
+use mrtr::{Answer, ClientCaps, StepKey, ask, mrtr_tool};
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{
     CallToolResult, CreateMessageRequestParams, Implementation, SamplingMessage,
@@ -51,6 +51,7 @@ impl Releaser {
         &self,
         Parameters(args): Parameters<ReleaseArgs>,
         caps: ClientCaps,
+        step: StepKey,
     ) -> Result<CallToolResult, ErrorData> {
         let changes = self.ops.collect_changes(&args.version).await?;
         if !(caps.elicitation_form() && caps.sampling()) {
@@ -78,8 +79,10 @@ impl Releaser {
                 .unwrap_or_else(|| bullets(&changes)),
             Answer::Decline | Answer::Cancel => bullets(&changes),
         };
+        // The round's key: a round taken over after a crash publishes once (see deploy_service).
         let url = self
             .ops
+            .idempotent(step.get())
             .publish_notes(&args.version, readers, &body)
             .await?;
         Ok(text(format!(

@@ -1,5 +1,8 @@
 //! Effects per flow, from the instances' effect logs (`MRTR_EFFECT_LOG`, one file each, kept
-//! across restarts and kills since every line is written before the response leaves).
+//! across restarts and kills since every line is written before the response leaves) and from
+//! the effect ledger they share (`MRTR_EFFECT_LEDGER`, the `ledger` directory beside the logs:
+//! one file per idempotency key, its first line the effect, for effects made under a round's
+//! key).
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -18,7 +21,7 @@ pub struct EffectCount {
     pub summaries: usize,
 }
 
-/// Counts the lines of every `*.log` in `dir` against the flows that ran.
+/// Counts the lines of every `*.log` in `dir` and of its ledger against the flows that ran.
 pub fn count(
     dir: &Path,
     started: &[(Kind, String)],
@@ -29,6 +32,18 @@ pub fn count(
         let path = entry?.path();
         if path.extension().is_some_and(|ext| ext == "log") {
             lines.extend(std::fs::read_to_string(&path)?.lines().map(str::to_owned));
+        }
+    }
+    let ledger = dir.join("ledger");
+    if ledger.is_dir() {
+        for entry in std::fs::read_dir(&ledger)? {
+            let entry = entry?;
+            // Files starting with a dot are being written aside, not yet recorded.
+            if entry.file_name().to_string_lossy().starts_with('.') {
+                continue;
+            }
+            let text = std::fs::read_to_string(entry.path())?;
+            lines.extend(text.lines().next().map(str::to_owned));
         }
     }
     // The flow a line belongs to is its second word (`deploy svc-<id> ..`).

@@ -1,10 +1,11 @@
 //! One complete flow: rounds until the tool completes, each round's answering instance noted.
 //!
-//! A round whose connection breaks (its instance was killed or is restarting) is sent again
-//! once, unchanged, as a client would. With single use on, an instance killed after claiming
-//! the round's continuation and before answering has spent it: the retry is refused (-32602)
-//! and the flow is lost (at most once: its effect may or may not have run, and starting the call
-//! again could run it twice). Such flows are reported apart from other failures.
+//! A round whose connection breaks (its instance was killed or is restarting) is sent again,
+//! unchanged, as a client would; so is a round the server asks to retry later (-32603: the
+//! replay store did not answer, or another round holds the continuation's lease). With single
+//! use on, an instance killed after taking a round's lease and before answering leaves the
+//! lease to run out: the retries are refused as in flight until then, and the next one takes
+//! the round over and runs it (the effect stays single through the round's idempotency key).
 
 use std::time::Duration;
 
@@ -16,19 +17,25 @@ use crate::wire::{self, RoundError};
 /// A flow never needs more rounds than this; more means the server is looping.
 const MAX_ROUNDS: usize = 6;
 
+/// How long a client keeps retrying one round, and how long it waits between attempts: well
+/// past the fleet's lease (`scripts/fleet.sh`), so a round stranded by a SIGKILL gets through.
+const RETRY_FOR: Duration = Duration::from_secs(15);
+const BACKOFF: Duration = Duration::from_millis(250);
+
 #[derive(Default, Debug)]
 pub struct FlowReport {
     /// Latency of each completed round, by its index in the flow (0 = first round).
     pub rounds: Vec<(usize, Duration)>,
     /// Rounds answered by another instance than the one whose `input_required` they resume.
     pub resumed_elsewhere: u32,
-    /// Rounds sent twice after a broken connection.
+    /// Rounds sent again after a broken connection.
     pub retried: u32,
-    /// Rounds sent twice after the server could not check single use (-32603 "retry later":
+    /// Rounds sent again after the server could not check single use (-32603 "retry later":
     /// nothing ran and the continuation was not spent).
     pub retried_store_unavailable: u32,
-    /// The retried round was refused as spent: an instance that died had claimed it.
-    pub lost_to_crash: bool,
+    /// Rounds sent again after another round held the continuation's lease (-32603 "retry
+    /// later": in practice, an instance killed mid-round).
+    pub retried_in_flight: u32,
     pub failure: Option<String>,
 }
 
@@ -48,32 +55,24 @@ pub async fn run(
         for index in 0..MAX_ROUNDS {
             *ids += 1;
             let request = flows::call(*ids, kind, &arguments, responses.as_ref(), state.as_deref());
+            let first_sent = std::time::Instant::now();
             let mut answered = wire::post(client, url, &request).await;
-            let mut retried = false;
-            if let Err(error) = &answered
+            while let Err(error) = &answered
                 && let Some(why) = retry_reason(error)
+                && first_sent.elapsed() < RETRY_FOR
             {
                 match why {
                     Retry::Transport => report.retried += 1,
                     Retry::StoreUnavailable => report.retried_store_unavailable += 1,
+                    Retry::InFlight => report.retried_in_flight += 1,
                 }
-                retried = why == Retry::Transport;
                 // A client backs off a little before retrying; nginx meanwhile marks a dead
                 // upstream down.
-                tokio::time::sleep(Duration::from_millis(250)).await;
+                tokio::time::sleep(BACKOFF).await;
                 answered = wire::post(client, url, &request).await;
             }
             let answered = match answered {
                 Ok(answered) => answered,
-                Err(error @ RoundError::Rpc { code: -32602, .. }) if retried && state.is_some() => {
-                    report.lost_to_crash = true;
-                    report.failure = Some(format!(
-                        "{} round {}: after a broken connection, {error}",
-                        kind.tool(),
-                        index + 1
-                    ));
-                    return report;
-                }
                 Err(error) => {
                     report.failure = Some(format!("{} round {}: {error}", kind.tool(), index + 1));
                     return report;
@@ -131,17 +130,24 @@ pub async fn run(
 enum Retry {
     Transport,
     StoreUnavailable,
+    InFlight,
 }
 
-/// The failures a client retries once, unchanged: a broken connection, and the fail-closed
-/// answer of a server whose replay store did not answer in time (its message says to).
+/// The failures a client retries, unchanged: a broken connection, and the -32603 answers whose
+/// message says to retry later (nothing ran).
 fn retry_reason(error: &RoundError) -> Option<Retry> {
     match error {
         RoundError::Transport(_) => Some(Retry::Transport),
         RoundError::Rpc {
             code: -32603,
             message,
-        } if message.contains("retry later") => Some(Retry::StoreUnavailable),
+        } if message.contains("retry later") => {
+            if message.contains("being answered by another request") {
+                Some(Retry::InFlight)
+            } else {
+                Some(Retry::StoreUnavailable)
+            }
+        }
         _ => None,
     }
 }
