@@ -126,3 +126,68 @@ fn settle(settling: impl Future<Output = ()> + Send + 'static) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use futures::executor::block_on;
+
+    use super::*;
+    use crate::replay::{Claim, InMemoryReplayGuard};
+
+    const KEY: IdempotencyKey = IdempotencyKey([3; 16]);
+
+    fn taken(guard: &Arc<InMemoryReplayGuard>) -> Lease {
+        assert_eq!(guard.claim_now(&KEY), Claim::Taken);
+        Lease::new(guard.clone(), KEY, u64::MAX)
+    }
+
+    #[test]
+    fn a_held_lease_is_spent_when_the_round_answers() {
+        let guard = Arc::new(InMemoryReplayGuard::new());
+        block_on(scope(async {
+            taken(&guard).hold();
+            assert_eq!(
+                guard.claim_now(&KEY),
+                Claim::InFlight,
+                "held while the round runs"
+            );
+            spend_held();
+        }));
+        assert_eq!(guard.claim_now(&KEY), Claim::Spent);
+    }
+
+    #[test]
+    fn a_held_lease_given_back_can_be_taken_at_once() {
+        let guard = Arc::new(InMemoryReplayGuard::new());
+        block_on(scope(async {
+            taken(&guard).hold();
+            release_held();
+            spend_held();
+        }));
+        assert_eq!(
+            guard.claim_now(&KEY),
+            Claim::Taken,
+            "given back before the body ran; nothing left to spend"
+        );
+    }
+
+    #[test]
+    fn a_round_dropped_unfinished_leaves_its_lease_to_run_out() {
+        let guard = Arc::new(InMemoryReplayGuard::new());
+        let round = scope(async {
+            taken(&guard).hold();
+            futures::future::pending::<()>().await;
+        });
+        let mut round = Box::pin(round);
+        assert!((&mut round).now_or_never().is_none());
+        drop(round);
+        assert_eq!(guard.claim_now(&KEY), Claim::InFlight);
+    }
+
+    #[test]
+    fn outside_a_round_a_lease_is_spent_at_once() {
+        let guard = Arc::new(InMemoryReplayGuard::new());
+        taken(&guard).hold();
+        assert_eq!(guard.claim_now(&KEY), Claim::Spent);
+    }
+}
