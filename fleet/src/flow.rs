@@ -17,9 +17,10 @@ use crate::wire::{self, RoundError};
 /// A flow never needs more rounds than this; more means the server is looping.
 const MAX_ROUNDS: usize = 6;
 
-/// How long a client keeps retrying one round, and how long it waits between attempts: well
-/// past the fleet's lease (`scripts/fleet.sh`), so a round stranded by a SIGKILL gets through.
-const RETRY_FOR: Duration = Duration::from_secs(15);
+/// How often a client retries one round, and how long it waits before each retry: 15 s of
+/// back-off, well past the fleet's lease (`scripts/fleet.sh`), so a round stranded by a
+/// SIGKILL gets through.
+const MAX_RETRIES: u32 = 60;
 const BACKOFF: Duration = Duration::from_millis(250);
 
 #[derive(Default, Debug)]
@@ -56,11 +57,13 @@ pub async fn run(
             *ids += 1;
             let request = flows::call(*ids, kind, &arguments, responses.as_ref(), state.as_deref());
             let first_sent = std::time::Instant::now();
+            let mut retries = 0;
             let mut answered = wire::post(client, url, &request).await;
             while let Err(error) = &answered
                 && let Some(why) = retry_reason(error)
-                && first_sent.elapsed() < RETRY_FOR
+                && retries < MAX_RETRIES
             {
+                retries += 1;
                 match why {
                     Retry::Transport => report.retried += 1,
                     Retry::StoreUnavailable => report.retried_store_unavailable += 1,
@@ -74,7 +77,12 @@ pub async fn run(
             let answered = match answered {
                 Ok(answered) => answered,
                 Err(error) => {
-                    report.failure = Some(format!("{} round {}: {error}", kind.tool(), index + 1));
+                    report.failure = Some(format!(
+                        "{} round {}: {error} (after {retries} retries, {:.1} s)",
+                        kind.tool(),
+                        index + 1,
+                        first_sent.elapsed().as_secs_f64()
+                    ));
                     return report;
                 }
             };

@@ -55,7 +55,7 @@ pub async fn post(
         .body(body.to_string())
         .send()
         .await
-        .map_err(|e| RoundError::Transport(e.to_string()))?;
+        .map_err(|e| RoundError::Transport(with_sources(&e)))?;
     let status = response.status().as_u16();
     let instance = response
         .headers()
@@ -66,7 +66,7 @@ pub async fn post(
     let text = response
         .text()
         .await
-        .map_err(|e| RoundError::Transport(e.to_string()))?;
+        .map_err(|e| RoundError::Transport(with_sources(&e)))?;
     let elapsed = started.elapsed();
     if matches!(status, 502..=504) {
         return Err(RoundError::Transport(format!(
@@ -97,6 +97,18 @@ pub async fn post(
         result,
         elapsed,
     })
+}
+
+/// The error and what caused it (reqwest's own message names only the request: "error sending
+/// request for url").
+fn with_sources(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        text.push_str(&format!(": {cause}"));
+        source = cause.source();
+    }
+    text
 }
 
 /// The response of a plain JSON body, or the first message with an id in an SSE stream.

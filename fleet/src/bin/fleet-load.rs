@@ -102,7 +102,10 @@ async fn main() -> ExitCode {
                     totals.retried_in_flight += u64::from(report.retried_in_flight);
                     match report.failure {
                         None => totals.completed.push((kind, flow_id)),
-                        Some(failure) => totals.failures.push(failure),
+                        Some(failure) => totals.failures.push(format!(
+                            "ended {:.1} s into the run: {failure}",
+                            started.elapsed().as_secs_f64()
+                        )),
                     }
                 }
             })
