@@ -37,6 +37,9 @@ pub struct FlowReport {
     /// Rounds sent again after another round held the continuation's lease (-32603 "retry
     /// later": in practice, an instance killed mid-round).
     pub retried_in_flight: u32,
+    /// Rounds that got through after being refused as in flight: taken over once the lease
+    /// of the instance that stranded them ran out.
+    pub taken_over: u32,
     pub failure: Option<String>,
 }
 
@@ -58,6 +61,7 @@ pub async fn run(
             let request = flows::call(*ids, kind, &arguments, responses.as_ref(), state.as_deref());
             let first_sent = std::time::Instant::now();
             let mut retries = 0;
+            let mut refused_in_flight = false;
             let mut answered = wire::post(client, url, &request).await;
             while let Err(error) = &answered
                 && let Some(why) = retry_reason(error)
@@ -67,7 +71,10 @@ pub async fn run(
                 match why {
                     Retry::Transport => report.retried += 1,
                     Retry::StoreUnavailable => report.retried_store_unavailable += 1,
-                    Retry::InFlight => report.retried_in_flight += 1,
+                    Retry::InFlight => {
+                        report.retried_in_flight += 1;
+                        refused_in_flight = true;
+                    }
                 }
                 // A client backs off a little before retrying; nginx meanwhile marks a dead
                 // upstream down.
@@ -86,6 +93,7 @@ pub async fn run(
                     return report;
                 }
             };
+            report.taken_over += u32::from(refused_in_flight);
             report.rounds.push((index, answered.elapsed));
             if suspended_by
                 .as_ref()

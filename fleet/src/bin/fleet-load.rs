@@ -55,6 +55,7 @@ struct Totals {
     retried: u64,
     retried_store_unavailable: u64,
     retried_in_flight: u64,
+    taken_over: u64,
 }
 
 #[tokio::main]
@@ -100,6 +101,7 @@ async fn main() -> ExitCode {
                     totals.retried += u64::from(report.retried);
                     totals.retried_store_unavailable += u64::from(report.retried_store_unavailable);
                     totals.retried_in_flight += u64::from(report.retried_in_flight);
+                    totals.taken_over += u64::from(report.taken_over);
                     match report.failure {
                         None => totals.completed.push((kind, flow_id)),
                         Some(failure) => totals.failures.push(format!(
@@ -136,6 +138,10 @@ fn report(args: &Args, totals: &mut Totals, elapsed: Duration) -> ExitCode {
         totals.retried,
         totals.retried_store_unavailable,
         totals.retried_in_flight,
+    );
+    println!(
+        "rounds taken over once the lease of the instance that stranded them ran out: {}",
+        totals.taken_over
     );
     for (index, latencies) in totals.latencies.iter_mut().enumerate() {
         latencies.sort_unstable();
