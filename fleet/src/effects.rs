@@ -19,6 +19,9 @@ pub struct EffectCount {
     pub duplicates: usize,
     /// `record_summary` lines, against completed summarize flows (not named per flow).
     pub summaries: usize,
+    /// Runs of a round whose effect was already recorded under its key (`already ..` lines):
+    /// rounds the SIGKILL stranded after their effect, answered from the ledger.
+    pub absorbed: usize,
 }
 
 /// Counts the lines of every `*.log` in `dir` and of its ledger against the flows that ran.
@@ -49,6 +52,7 @@ pub fn count(
     // The flow a line belongs to is its second word (`deploy svc-<id> ..`).
     let mut per_subject: HashMap<(&str, &str), usize> = HashMap::new();
     let mut summaries = 0;
+    let mut absorbed = 0;
     for line in &lines {
         let mut words = line.split(' ');
         match (words.next(), words.next()) {
@@ -56,6 +60,7 @@ pub fn count(
                 *per_subject.entry((verb, subject)).or_default() += 1;
             }
             (Some("record_summary"), _) => summaries += 1,
+            (Some("already"), _) => absorbed += 1,
             _ => {}
         }
     }
@@ -68,6 +73,7 @@ pub fn count(
     };
     let mut count = EffectCount {
         summaries,
+        absorbed,
         ..EffectCount::default()
     };
     for (kind, id) in started {

@@ -258,6 +258,46 @@ async fn the_modern_exchange_is_one_input_required_round_then_the_result() {
     session.close().await;
 }
 
+#[tokio::test]
+async fn a_final_round_that_runs_twice_deploys_once_through_its_step_key() {
+    install_runtime();
+    let ops = Ops::new();
+    let session = connect(
+        Deployer::new(ops.clone()),
+        ScriptedClient::new(Caps::FORM_ONLY),
+        Era::Modern,
+    )
+    .await;
+    let first = expect_input_required(session.round("deploy_service", args(), None, None).await);
+    let answer =
+        json!({ "target_env": { "action": "accept", "content": { "environment": "staging" } } });
+    // This runtime has no replay guard, so the same token runs its round again: what a round
+    // taken over after its instance died does under single use.
+    for _ in 0..2 {
+        let done = expect_complete(
+            session
+                .round(
+                    "deploy_service",
+                    args(),
+                    Some(answer.clone()),
+                    first.request_state.clone(),
+                )
+                .await,
+        );
+        assert_eq!(
+            text_of(&done),
+            "Deployed checkout-api to staging: https://staging.example.invalid/checkout-api"
+        );
+    }
+    assert_eq!(ops.count("deploy "), 1, "the back end deployed once");
+    assert_eq!(
+        ops.count("already deploy "),
+        1,
+        "and answered the second run from its record"
+    );
+    session.close().await;
+}
+
 fn sampling_client(reply: Reply) -> ScriptedClient {
     ScriptedClient::new(Caps {
         sampling: true,

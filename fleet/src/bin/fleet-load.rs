@@ -177,8 +177,12 @@ fn report(args: &Args, totals: &mut Totals, elapsed: Duration) -> ExitCode {
         .filter(|(k, _)| *k == Kind::Summarize)
         .count();
     println!(
-        "effects: {} deploy/publish flows with exactly one effect, {} completed without one, {} duplicates; {} summaries recorded for {summarized} completed summarize flows",
-        effects.exactly_once, effects.missing, effects.duplicates, effects.summaries
+        "effects: {} deploy/publish flows with exactly one effect, {} completed without one, {} duplicates; {} summaries recorded for {summarized} completed summarize flows; {} runs of a round found their effect already recorded under its key",
+        effects.exactly_once,
+        effects.missing,
+        effects.duplicates,
+        effects.summaries,
+        effects.absorbed
     );
     let mut missed = Vec::new();
     if completed == 0 {
