@@ -19,6 +19,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::serve::ListenerExt;
+use mrtr::delivery::DeliveryLayer;
 use mrtr::prescan::{Prescan, PrescanLayer, StdioFilter};
 use rmcp::ServerHandler;
 use rmcp::ServiceExt;
@@ -246,11 +247,15 @@ where
     let service = StreamableHttpService::new(move || Ok(make()), sessions, config);
     let router = axum::Router::new();
     match prescan {
+        // Under single use, a continuation is spent once its response leaves
+        // (`mrtr::delivery`), so a SIGKILL before that lets the client's retry take it over.
         Some(prescan) => router.nest_service(
             "/mcp",
-            PrescanLayer::new(prescan)
-                .with_max_request_body_bytes(max_body)
-                .layer(service),
+            DeliveryLayer.layer(
+                PrescanLayer::new(prescan)
+                    .with_max_request_body_bytes(max_body)
+                    .layer(service),
+            ),
         ),
         None => router.nest_service("/mcp", service),
     }

@@ -17,7 +17,7 @@ use crate::bind::bind_digest;
 use crate::capability::ClientCaps;
 use crate::era::Era;
 use crate::error::MrtrError;
-use crate::lease::Lease;
+use crate::lease::{Delivery, Lease};
 use crate::machine::{Handler, Io};
 use crate::replay::{Claim, ReplayGuard};
 use crate::runtime::Runtime;
@@ -243,7 +243,9 @@ impl Request {
                     Some(token) => {
                         let opened = runtime.sealer.open(token, &binding)?;
                         if let Some(guard) = &runtime.replay {
-                            claim(guard, opened.idempotency_key, opened.expires_at).await?;
+                            let delivery = delivery_of(&self.context);
+                            claim(guard, opened.idempotency_key, opened.expires_at, delivery)
+                                .await?;
                         }
                         self.step_key.set(opened.idempotency_key);
                         Some(opened.continuation)
@@ -268,6 +270,7 @@ async fn claim(
     guard: &Arc<dyn ReplayGuard>,
     key: IdempotencyKey,
     expires_at: u64,
+    delivery: Option<Delivery>,
 ) -> Result<(), MrtrError> {
     let claim = guard
         .claim(key, expires_at)
@@ -275,7 +278,7 @@ async fn claim(
         .map_err(|e| MrtrError::ReplayStoreUnavailable(e.0))?;
     match claim {
         Claim::Taken => {
-            Lease::new(guard.clone(), key, expires_at).hold();
+            Lease::new(guard.clone(), key, expires_at).hold(delivery);
             Ok(())
         }
         Claim::InFlight => Err(MrtrError::StateInFlight(format!(
@@ -285,6 +288,16 @@ async fn claim(
             "continuation already redeemed".into(),
         )),
     }
+}
+
+/// Where this request's response leaves, when the HTTP layer `mrtr::delivery::DeliveryLayer`
+/// put it in the request (rmcp hands the request's `http::request::Parts` to handlers).
+fn delivery_of(context: &RequestContext<RoleServer>) -> Option<Delivery> {
+    context
+        .extensions
+        .get::<http::request::Parts>()
+        .and_then(|parts| parts.extensions.get::<Delivery>())
+        .cloned()
 }
 
 fn principal_of(context: &RequestContext<RoleServer>) -> Option<String> {

@@ -1,14 +1,18 @@
 //! A resumed round's hold on its continuation under single use, from the claim to the end of
-//! the round: spent once the round has answered, released when it stopped before the handler's
-//! body ran, left to run out when the round never finished (see [`crate::replay`]).
+//! the round: spent once the round's response leaves, released when the round stopped before
+//! the handler's body ran, left to run out when the round never finished (see
+//! [`crate::replay`]).
 //!
 //! The claim is made deep inside the lowered body (`ToolCall::open`) and the round ends in
 //! `respond`, outside it; the lease travels between the two in a task-local scope that
-//! `respond` opens around the body, so generated code never sees it.
+//! `respond` opens around the body, so generated code never sees it. Behind the HTTP layer
+//! `mrtr::delivery::DeliveryLayer`, `respond` hands the lease on to the response (a
+//! [`Delivery`] the layer put in the request's extensions), which spends it once the
+//! connection takes the response's first bytes.
 
 use std::cell::RefCell;
 use std::future::Future;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use futures::FutureExt;
 
@@ -21,13 +25,47 @@ pub(crate) struct Lease {
     expires_at: u64,
 }
 
+/// What a round in scope holds: its lease, and where its response will leave, if known.
+#[derive(Default)]
+struct Held {
+    lease: Option<Lease>,
+    delivery: Option<Delivery>,
+}
+
 tokio::task_local! {
-    static ROUND: RefCell<Option<Lease>>;
+    static ROUND: RefCell<Held>;
 }
 
 /// Runs one round's body with a place for its lease.
 pub(crate) fn scope<F: Future>(body: F) -> impl Future<Output = F::Output> {
-    ROUND.scope(RefCell::new(None), body)
+    ROUND.scope(RefCell::default(), body)
+}
+
+/// Where a request's response leaves: holds the round's lease from the moment the response
+/// exists until the transport takes it, then spends it. An instance killed in between has not
+/// spent it, so the client's retry takes the round over once the lease runs out, instead of
+/// finding the continuation spent by an answer that never reached it.
+#[derive(Clone, Default)]
+pub struct Delivery(Arc<Mutex<Option<Lease>>>);
+
+impl Delivery {
+    fn deposit(&self, lease: Lease) {
+        *self.0.lock().unwrap_or_else(|p| p.into_inner()) = Some(lease);
+    }
+
+    /// The response is leaving: spend the lease it carries, if any (once).
+    pub(crate) fn delivered(&self) {
+        let lease = self.0.lock().unwrap_or_else(|p| p.into_inner()).take();
+        if let Some(lease) = lease {
+            lease.spend();
+        }
+    }
+}
+
+impl std::fmt::Debug for Delivery {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Delivery")
+    }
 }
 
 impl Lease {
@@ -39,19 +77,21 @@ impl Lease {
         }
     }
 
-    /// Keeps the lease until the round ends. Outside a round's scope (nothing in `mrtr` opens a
-    /// round so, but a caller of the public `open` could) the continuation is spent at once:
-    /// single use without the crash recovery.
-    pub(crate) fn hold(self) {
-        if let Err(lease) = self.try_hold() {
+    /// Keeps the lease until the round ends; `delivery` is where its response will leave, if
+    /// the transport says. Outside a round's scope (nothing in `mrtr` opens a round so, but a
+    /// caller of the public `open` could) the continuation is spent at once: single use without
+    /// the crash recovery.
+    pub(crate) fn hold(self, delivery: Option<Delivery>) {
+        let mut lease = Some(self);
+        let _ = ROUND.try_with(|held| {
+            *held.borrow_mut() = Held {
+                lease: lease.take(),
+                delivery,
+            }
+        });
+        if let Some(lease) = lease {
             lease.spend();
         }
-    }
-
-    fn try_hold(self) -> Result<(), Lease> {
-        let mut lease = Some(self);
-        let _ = ROUND.try_with(|held| *held.borrow_mut() = lease.take());
-        lease.map_or(Ok(()), Err)
     }
 
     /// The round answered (its result, its error, `input_required`, or a runtime failure after
@@ -92,23 +132,28 @@ impl Lease {
 /// Releases the lease of the round in scope, if it holds one (`Io::restore` refused the
 /// continuation).
 pub(crate) fn release_held() {
-    if let Some(lease) = take_held() {
+    if let Some(lease) = take_held().0 {
         lease.release();
     }
 }
 
-/// Spends the lease of the round in scope, if it still holds one (the round answered).
+/// The round in scope has its response: its lease, if it still holds one, is spent when the
+/// response leaves (behind the delivery layer) or now.
 pub(crate) fn spend_held() {
-    if let Some(lease) = take_held() {
-        lease.spend();
+    match take_held() {
+        (Some(lease), Some(delivery)) => delivery.deposit(lease),
+        (Some(lease), None) => lease.spend(),
+        (None, _) => {}
     }
 }
 
-fn take_held() -> Option<Lease> {
+fn take_held() -> (Option<Lease>, Option<Delivery>) {
     ROUND
-        .try_with(|held| held.borrow_mut().take())
-        .ok()
-        .flatten()
+        .try_with(|held| {
+            let held = std::mem::take(&mut *held.borrow_mut());
+            (held.lease, held.delivery)
+        })
+        .unwrap_or_default()
 }
 
 /// Polls `settling` once and lets it finish on its own (see [`Lease::spend`]).
@@ -145,7 +190,7 @@ mod tests {
     fn a_held_lease_is_spent_when_the_round_answers() {
         let guard = Arc::new(InMemoryReplayGuard::new());
         block_on(scope(async {
-            taken(&guard).hold();
+            taken(&guard).hold(None);
             assert_eq!(
                 guard.claim_now(&KEY),
                 Claim::InFlight,
@@ -160,7 +205,7 @@ mod tests {
     fn a_held_lease_given_back_can_be_taken_at_once() {
         let guard = Arc::new(InMemoryReplayGuard::new());
         block_on(scope(async {
-            taken(&guard).hold();
+            taken(&guard).hold(None);
             release_held();
             spend_held();
         }));
@@ -175,7 +220,7 @@ mod tests {
     fn a_round_dropped_unfinished_leaves_its_lease_to_run_out() {
         let guard = Arc::new(InMemoryReplayGuard::new());
         let round = scope(async {
-            taken(&guard).hold();
+            taken(&guard).hold(None);
             futures::future::pending::<()>().await;
         });
         let mut round = Box::pin(round);
@@ -185,9 +230,26 @@ mod tests {
     }
 
     #[test]
+    fn behind_a_delivery_the_lease_is_spent_when_the_response_leaves() {
+        let guard = Arc::new(InMemoryReplayGuard::new());
+        let delivery = Delivery::default();
+        block_on(scope(async {
+            taken(&guard).hold(Some(delivery.clone()));
+            spend_held();
+        }));
+        assert_eq!(
+            guard.claim_now(&KEY),
+            Claim::InFlight,
+            "answered, but the answer has not left"
+        );
+        delivery.delivered();
+        assert_eq!(guard.claim_now(&KEY), Claim::Spent);
+    }
+
+    #[test]
     fn outside_a_round_a_lease_is_spent_at_once() {
         let guard = Arc::new(InMemoryReplayGuard::new());
-        taken(&guard).hold();
+        taken(&guard).hold(None);
         assert_eq!(guard.claim_now(&KEY), Claim::Spent);
     }
 }

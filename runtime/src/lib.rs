@@ -14,6 +14,8 @@
 
 pub mod allowed_roots;
 pub mod config;
+#[cfg(feature = "http")]
+pub mod delivery;
 pub mod limits;
 pub mod observe;
 pub mod prescan;
