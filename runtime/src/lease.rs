@@ -54,6 +54,7 @@ impl Delivery {
     }
 
     /// The response is leaving: spend the lease it carries, if any (once).
+    #[cfg(any(feature = "http", test))]
     pub(crate) fn delivered(&self) {
         let lease = self.0.lock().unwrap_or_else(|p| p.into_inner()).take();
         if let Some(lease) = lease {
