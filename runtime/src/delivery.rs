@@ -4,9 +4,11 @@
 //! Between the two, a response waits on the instance's tasks and its connection: under load,
 //! long enough for a SIGKILL to fall there often. A continuation spent by a response that then
 //! dies with its instance cannot be retried, and its dialogue is lost. Behind this layer the
-//! round's lease is only spent once the connection takes the response's first bytes (the whole
-//! of a JSON response, or the stream that carries it); killed before that, the instance leaves
-//! the lease to run out and the client's retry takes the round over (see [`crate::replay`]).
+//! round's lease is only spent once the connection has taken the whole response body (a JSON
+//! response, or the SSE stream that carries it, to its end, which Streamable HTTP servers close
+//! after the response); killed before that, the instance leaves the lease to run out and the
+//! client's retry takes the round over (see [`crate::replay`]). A stream that never ends is
+//! never spent by the layer: its lease runs out like a crashed round's.
 //! Without the layer (stdio, or an HTTP stack that does not apply it) a continuation is spent
 //! as soon as its round has its response.
 
@@ -68,8 +70,8 @@ where
     }
 }
 
-/// A response body that spends its round's lease when the connection takes a frame of it, or
-/// finds it ended.
+/// A response body that spends its round's lease once the connection has taken all of it. A
+/// body dropped before its end (the client went away) leaves the lease to run out.
 pub struct DeliveredBody<B> {
     body: B,
     delivery: Delivery,
@@ -85,10 +87,16 @@ impl<B: Body + Unpin> Body for DeliveredBody<B> {
     ) -> Poll<Option<Result<Frame<B::Data>, B::Error>>> {
         let this = self.get_mut();
         let frame = Pin::new(&mut this.body).poll_frame(cx);
-        // The lease is in the delivery before the round's response is written to the body, so
-        // a frame taken after that carries it (or follows it); a frame taken before finds
-        // nothing to spend.
-        if frame.is_ready() {
+        // Once the body has ended, the connection holds all of it: the response and, for an
+        // SSE stream, its end (a client reading a stream cut after the response's event may
+        // drop the event with the stream). The lease was in the delivery before the response
+        // was written to the body.
+        let ended = match &frame {
+            Poll::Ready(None) => true,
+            Poll::Ready(Some(_)) => this.body.is_end_stream(),
+            Poll::Pending => false,
+        };
+        if ended {
             this.delivery.delivered();
         }
         frame
@@ -111,12 +119,13 @@ impl<B> std::fmt::Debug for DeliveredBody<B> {
 
 #[cfg(test)]
 mod tests {
+    use std::convert::Infallible;
     use std::future::poll_fn;
     use std::sync::Arc;
 
     use bytes::Bytes;
     use futures::executor::block_on;
-    use http_body_util::Full;
+    use http_body_util::{Full, StreamBody};
 
     use super::*;
     use crate::lease::{Lease, scope, spend_held};
@@ -124,34 +133,58 @@ mod tests {
 
     const KEY: IdempotencyKey = IdempotencyKey([4; 16]);
 
-    /// A round that answered behind the layer: its lease waits in the returned body.
-    fn answered(guard: &Arc<InMemoryReplayGuard>) -> DeliveredBody<Full<Bytes>> {
+    /// A round that answered behind the layer: its lease waits in the delivery.
+    fn answered(guard: &Arc<InMemoryReplayGuard>) -> Delivery {
         let delivery = Delivery::default();
         assert_eq!(guard.claim_now(&KEY), Claim::Taken);
         block_on(scope(async {
             Lease::new(guard.clone(), KEY, u64::MAX).hold(Some(delivery.clone()));
             spend_held();
         }));
-        DeliveredBody {
-            body: Full::new(Bytes::from_static(b"{}")),
-            delivery,
-        }
+        delivery
+    }
+
+    fn next_frame<B: Body + Unpin>(body: &mut B) -> Option<Result<Frame<B::Data>, B::Error>> {
+        block_on(poll_fn(|cx| Pin::new(&mut *body).poll_frame(cx)))
     }
 
     #[test]
-    fn the_continuation_is_spent_when_the_connection_takes_the_response() {
+    fn a_json_response_is_spent_when_the_connection_takes_it() {
         let guard = Arc::new(InMemoryReplayGuard::new());
-        let mut body = answered(&guard);
+        let mut body = DeliveredBody {
+            body: Full::new(Bytes::from_static(b"{}")),
+            delivery: answered(&guard),
+        };
         assert_eq!(guard.claim_now(&KEY), Claim::InFlight);
-        let frame = block_on(poll_fn(|cx| Pin::new(&mut body).poll_frame(cx)));
-        assert!(frame.is_some_and(|frame| frame.is_ok()));
+        assert!(next_frame(&mut body).is_some_and(|frame| frame.is_ok()));
+        assert_eq!(guard.claim_now(&KEY), Claim::Spent);
+    }
+
+    #[test]
+    fn a_stream_is_spent_at_its_end_not_at_its_first_event() {
+        let guard = Arc::new(InMemoryReplayGuard::new());
+        let event = Frame::data(Bytes::from_static(b"data: {}\n\n"));
+        let mut body = DeliveredBody {
+            body: StreamBody::new(futures::stream::iter([Ok::<_, Infallible>(event)])),
+            delivery: answered(&guard),
+        };
+        assert!(next_frame(&mut body).is_some());
+        assert_eq!(
+            guard.claim_now(&KEY),
+            Claim::InFlight,
+            "the stream has not ended"
+        );
+        assert!(next_frame(&mut body).is_none());
         assert_eq!(guard.claim_now(&KEY), Claim::Spent);
     }
 
     #[test]
     fn a_response_that_never_leaves_leaves_the_lease_to_run_out() {
         let guard = Arc::new(InMemoryReplayGuard::new());
-        drop(answered(&guard));
+        drop(DeliveredBody {
+            body: Full::new(Bytes::from_static(b"{}")),
+            delivery: answered(&guard),
+        });
         assert_eq!(
             guard.claim_now(&KEY),
             Claim::InFlight,

@@ -8,7 +8,7 @@
 //! `respond` opens around the body, so generated code never sees it. Behind the HTTP layer
 //! `mrtr::delivery::DeliveryLayer`, `respond` hands the lease on to the response (a
 //! [`Delivery`] the layer put in the request's extensions), which spends it once the
-//! connection takes the response's first bytes.
+//! connection has taken the whole response body.
 
 use std::cell::RefCell;
 use std::future::Future;
