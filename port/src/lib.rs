@@ -11,6 +11,7 @@ pub mod edit;
 pub mod format;
 pub mod manifest;
 mod port;
+mod prune;
 pub mod report;
 pub mod source;
 pub mod write;
@@ -37,6 +38,7 @@ pub fn port_text(text: &str) -> Result<Ported, ParseFailure> {
     }
     match edits.apply(text) {
         Ok(new) => {
+            let new = prune::prune(&source, &new);
             // Keep the file rustfmt-clean if it was.
             let new = format::keep_formatted(text, new);
             Ok(Ported { text: new, report })

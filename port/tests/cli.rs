@@ -1,0 +1,175 @@
+//! The command's contract: modes, exit codes, the atomic write, bad input, idempotence and the
+//! manifest, each on a scratch copy of corpus files.
+
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn corpus(case: &str) -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/corpus")
+        .join(case)
+        .join("before.rs");
+    std::fs::read_to_string(path).expect("corpus case")
+}
+
+/// A scratch crate with the given files under `src/`.
+fn scratch(files: &[(&str, String)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::create_dir(dir.path().join("src")).unwrap();
+    std::fs::write(
+        dir.path().join("Cargo.toml"),
+        "[package]\nname = \"legacy\"\nversion = \"0.1.0\"\nedition = \"2024\"\n\n[dependencies]\nrmcp = \"3\"\n",
+    )
+    .unwrap();
+    for (name, text) in files {
+        std::fs::write(dir.path().join("src").join(name), text).unwrap();
+    }
+    dir
+}
+
+fn run(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_mrtr-port"))
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .expect("mrtr-port runs")
+}
+
+fn read(dir: &Path, name: &str) -> String {
+    std::fs::read_to_string(dir.join(name)).unwrap()
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+fn files_in(dir: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn check_exits_1_on_work_and_changes_nothing() {
+    let dir = scratch(&[("deploy.rs", corpus("elicit_match_every_arm"))]);
+    let before = read(dir.path(), "src/deploy.rs");
+    let out = run(dir.path(), &["--check", "src"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("would change: src/deploy.rs"));
+    assert_eq!(read(dir.path(), "src/deploy.rs"), before);
+    assert!(!read(dir.path(), "Cargo.toml").contains("mrtr"));
+}
+
+#[test]
+fn diff_prints_a_unified_diff_and_changes_nothing() {
+    let dir = scratch(&[("deploy.rs", corpus("elicit_match_every_arm"))]);
+    let before = read(dir.path(), "src/deploy.rs");
+    let out = run(dir.path(), &["--diff", "src"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let diff = String::from_utf8(out.stdout).unwrap();
+    assert!(diff.contains("--- a/src/deploy.rs\n+++ b/src/deploy.rs\n"), "{diff}");
+    assert!(diff.contains("+        let target = match ask!(target: elicit::<Target>("));
+    assert!(diff.contains("+mrtr = \""), "the manifest change is in the diff: {diff}");
+    assert_eq!(read(dir.path(), "src/deploy.rs"), before);
+}
+
+#[test]
+fn a_write_ports_in_place_adds_the_dependency_and_a_second_run_changes_nothing() {
+    let dir = scratch(&[
+        ("deploy.rs", corpus("elicit_match_every_arm")),
+        ("gate.rs", corpus("helper_gate")),
+    ]);
+    let out = run(dir.path(), &["src"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let report = stderr(&out);
+    assert!(report.contains("handler ported: deploy (asks: target)"), "{report}");
+    assert!(report.contains("helper marked #[mrtr_helper]: require_confirmation"), "{report}");
+    assert!(
+        report.ends_with("ported 2 handlers (3 asks) in 2 files; 0 sites need manual work\n"),
+        "{report}"
+    );
+    assert!(read(dir.path(), "src/deploy.rs").contains("#[mrtr_tool]"));
+    let manifest = read(dir.path(), "Cargo.toml");
+    assert!(manifest.contains(&format!("mrtr = \"{}\"", env!("CARGO_PKG_VERSION"))));
+
+    let ported = read(dir.path(), "src/deploy.rs");
+    let again = run(dir.path(), &["src"]);
+    assert_eq!(again.status.code(), Some(0), "{}", stderr(&again));
+    assert_eq!(read(dir.path(), "src/deploy.rs"), ported);
+    assert_eq!(read(dir.path(), "Cargo.toml"), manifest);
+    assert!(stderr(&again).ends_with("ported 0 handlers (0 asks) in 0 files; 0 sites need manual work\n"));
+    let check = run(dir.path(), &["--check", "src"]);
+    assert_eq!(check.status.code(), Some(0), "{}", stderr(&check));
+}
+
+#[test]
+fn the_write_goes_through_a_renamed_temp_file_and_leaves_none_behind() {
+    let dir = scratch(&[("deploy.rs", corpus("elicit_match_every_arm"))]);
+    let path = dir.path().join("src/deploy.rs");
+    let inode = std::fs::metadata(&path).unwrap().ino();
+    let out = run(dir.path(), &["--no-manifest", "src/deploy.rs"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_ne!(
+        std::fs::metadata(&path).unwrap().ino(),
+        inode,
+        "the file was replaced by a rename, not rewritten in place"
+    );
+    assert_eq!(files_in(&dir.path().join("src")), [path]);
+    assert!(!read(dir.path(), "Cargo.toml").contains("mrtr"), "--no-manifest");
+}
+
+#[test]
+fn manual_sites_exit_2_with_file_line_col_and_the_rest_is_still_ported() {
+    let dir = scratch(&[
+        ("prune.rs", corpus("manual_closure")),
+        ("deploy.rs", corpus("elicit_match_every_arm")),
+    ]);
+    let out = run(dir.path(), &["--no-manifest", "src"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let report = stderr(&out);
+    assert!(
+        report.contains("src/prune.rs:25:31: `peer.elicit(..)` is inside an `async` block"),
+        "{report}"
+    );
+    assert!(report.contains("; suggested change: "), "{report}");
+    assert!(report.ends_with("ported 2 handlers (2 asks) in 2 files; 1 sites need manual work\n"));
+    assert!(read(dir.path(), "src/deploy.rs").contains("ask!(target:"));
+    assert!(read(dir.path(), "src/prune.rs").contains("ask!(first:"));
+}
+
+#[test]
+fn a_file_that_does_not_parse_exits_3_naming_it_and_nothing_is_written() {
+    let dir = scratch(&[
+        ("deploy.rs", corpus("elicit_match_every_arm")),
+        ("broken.rs", "fn broken() {\n    let x = ;\n}\n".to_string()),
+    ]);
+    let before = read(dir.path(), "src/deploy.rs");
+    let out = run(dir.path(), &["src"]);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert!(stderr(&out).contains("error: src/broken.rs:2:"), "{}", stderr(&out));
+    assert!(stderr(&out).contains("nothing was written"));
+    assert_eq!(read(dir.path(), "src/deploy.rs"), before);
+    assert!(!read(dir.path(), "Cargo.toml").contains("mrtr"));
+}
+
+#[test]
+fn a_missing_path_exits_3() {
+    let dir = scratch(&[]);
+    let out = run(dir.path(), &["src/nope.rs"]);
+    assert_eq!(out.status.code(), Some(3));
+    assert!(stderr(&out).contains("src/nope.rs"), "{}", stderr(&out));
+}
+
+#[test]
+fn an_existing_mrtr_dependency_is_left_as_it_is() {
+    let dir = scratch(&[("deploy.rs", corpus("elicit_match_every_arm"))]);
+    let manifest = "[package]\nname = \"legacy\"\nversion = \"0.1.0\"\nedition = \"2024\"\n\n[dependencies]\nmrtr = { path = \"../mrtr/runtime\" }\n";
+    std::fs::write(dir.path().join("Cargo.toml"), manifest).unwrap();
+    let out = run(dir.path(), &["src"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(read(dir.path(), "Cargo.toml"), manifest);
+}
