@@ -1,0 +1,89 @@
+//! `read_file` and `list_dir` as written for the legacy handshake: before touching the disk
+//! each call asks the client for its roots (`roots/list`) and trusts the answer as the
+//! boundary. `../repo_tools.rs` retires roots instead of porting them.
+#![allow(deprecated)] // roots are deprecated by SEP-2577 but still served
+
+use mrtr::{Answer, ask, mrtr_helper, mrtr_tool};
+use std::path::PathBuf;
+
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::{CallToolResult, ContentBlock, Implementation, ServerCapabilities, ServerConfig};
+use rmcp::{ErrorData, ServerHandler, schemars, tool, tool_handler, tool_router};
+use serde::Deserialize;
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+pub struct PathArgs {
+    /// A path inside one of the client's roots.
+    pub path: String,
+}
+
+#[derive(Clone, Default)]
+pub struct RepoTools;
+
+#[tool_router]
+impl RepoTools {
+    #[mrtr_tool]
+    #[tool(description = "Read a text file inside the client's roots")]
+    async fn read_file(
+        &self,
+        Parameters(args): Parameters<PathArgs>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let path = ask!(path: inside_client_roots(&args.path).await)?;
+        let body = std::fs::read_to_string(&path)
+            .map_err(|e| ErrorData::invalid_params(e.to_string(), None))?;
+        Ok(CallToolResult::success(vec![ContentBlock::text(body)]))
+    }
+
+    #[mrtr_tool]
+    #[tool(description = "List a directory inside the client's roots")]
+    async fn list_dir(
+        &self,
+        Parameters(args): Parameters<PathArgs>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let path = ask!(path: inside_client_roots(&args.path).await)?;
+        let mut names: Vec<String> = std::fs::read_dir(&path)
+            .map_err(|e| ErrorData::invalid_params(e.to_string(), None))?
+            .filter_map(|entry| {
+                entry
+                    .ok()
+                    .map(|e| e.file_name().to_string_lossy().into_owned())
+            })
+            .collect();
+        names.sort();
+        Ok(CallToolResult::success(vec![ContentBlock::text(
+            names.join("\n"),
+        )]))
+    }
+}
+
+/// The boundary comes from the caller, mid-call, every call. Both sides are canonicalised, so
+/// `..` and symlinks cannot step outside a root.
+#[mrtr_helper]
+async fn inside_client_roots(requested: &str) -> Result<PathBuf, ErrorData> {
+    let roots = match ask!(roots: roots()) {
+        Answer::Accept(value) => Ok(value),
+        Answer::Decline | Answer::Cancel => Err(rmcp::ServiceError::Cancelled {
+            reason: Some("the client declined the request".into()),
+        }),
+    }
+    .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+    let outside =
+        || ErrorData::invalid_params(format!("{requested} is outside the client's roots"), None);
+    let path = std::fs::canonicalize(requested).map_err(|_| outside())?;
+    let allowed = roots
+        .roots
+        .iter()
+        .filter_map(|root| root.uri.strip_prefix("file://"))
+        .filter_map(|root| std::fs::canonicalize(root).ok())
+        .any(|root| path.starts_with(root));
+    if allowed { Ok(path) } else { Err(outside()) }
+}
+
+#[tool_handler]
+impl ServerHandler for RepoTools {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build()).with_server_info(
+            Implementation::new("legacy-repo-tools", env!("CARGO_PKG_VERSION")),
+        )
+    }
+}
