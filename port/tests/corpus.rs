@@ -1,7 +1,7 @@
 //! The corpus: each `tests/corpus/<case>/before.rs` is a legacy handler shape; porting it must
 //! give `after.rs` byte for byte, print `report.txt`, and porting `after.rs` again must change
 //! nothing. `MRTR_PORT_BLESS=1 cargo test -p mrtr-port --test corpus` rewrites the expectations
-//! (review the diff). `corpus_compiles.rs` builds every `before.rs` and `after.rs`.
+//! (review the diff). `compiles.rs` builds every `before.rs` and `after.rs`.
 
 use std::path::{Path, PathBuf};
 
@@ -72,18 +72,12 @@ fn porting_the_ported_corpus_again_changes_nothing() {
 }
 
 #[test]
-fn the_corpus_has_twenty_shapes_and_every_one_is_compiled() {
+fn the_corpus_has_at_least_twenty_shapes() {
     let cases = cases();
     assert!(cases.len() >= 20, "only {} corpus cases", cases.len());
-    let compiled = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus_compiles.rs"),
-    )
-    .expect("corpus_compiles.rs");
     for case in cases {
-        let name = case.file_name().unwrap().to_string_lossy().to_string();
-        for file in ["before.rs", "after.rs"] {
-            let line = format!("\"corpus/{name}/{file}\"");
-            assert!(compiled.contains(&line), "corpus_compiles.rs does not build {name}/{file}");
+        for file in ["before.rs", "after.rs", "report.txt"] {
+            assert!(case.join(file).is_file(), "{} has no {file}", case.display());
         }
     }
 }
