@@ -5,8 +5,7 @@ use std::path::{Path, PathBuf};
 pub fn rust_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
     let mut files = Vec::new();
     for path in paths {
-        let meta = std::fs::metadata(path)
-            .map_err(|e| format!("{}: {e}", path.display()))?;
+        let meta = std::fs::metadata(path).map_err(|e| format!("{}: {e}", path.display()))?;
         if meta.is_dir() {
             walk(path, &mut files).map_err(|e| format!("{}: {e}", path.display()))?;
         } else {

@@ -89,7 +89,10 @@ fn main() -> ExitCode {
     match options.mode {
         Mode::Diff => {
             for (path, before, after) in &all_changes {
-                print!("{}", diff::unified(&path.display().to_string(), before, after));
+                print!(
+                    "{}",
+                    diff::unified(&path.display().to_string(), before, after)
+                );
             }
         }
         Mode::Check => {

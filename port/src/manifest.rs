@@ -13,7 +13,9 @@ pub fn of(file: &Path) -> Option<PathBuf> {
     while let Some(d) = dir {
         let candidate = d.join("Cargo.toml");
         if let Ok(text) = std::fs::read_to_string(&candidate)
-            && text.parse::<DocumentMut>().is_ok_and(|doc| doc.contains_key("package"))
+            && text
+                .parse::<DocumentMut>()
+                .is_ok_and(|doc| doc.contains_key("package"))
         {
             return Some(candidate);
         }
@@ -43,7 +45,8 @@ mod tests {
 
     #[test]
     fn an_existing_mrtr_dependency_is_never_touched() {
-        let manifest = "[package]\nname = \"s\"\n\n[dependencies]\nmrtr = { path = \"../runtime\" }\n";
+        let manifest =
+            "[package]\nname = \"s\"\n\n[dependencies]\nmrtr = { path = \"../runtime\" }\n";
         assert_eq!(with_mrtr(manifest), None);
     }
 

@@ -67,7 +67,11 @@ impl FileReport {
         let mut out = String::new();
         let _ = writeln!(out, "{path}");
         for h in &self.handlers {
-            let what = if h.helper { "helper marked #[mrtr_helper]" } else { "handler ported" };
+            let what = if h.helper {
+                "helper marked #[mrtr_helper]"
+            } else {
+                "handler ported"
+            };
             let asks = if h.asks.is_empty() {
                 "no asks".to_string()
             } else {

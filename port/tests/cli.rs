@@ -71,9 +71,15 @@ fn diff_prints_a_unified_diff_and_changes_nothing() {
     let out = run(dir.path(), &["--diff", "src"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let diff = String::from_utf8(out.stdout).unwrap();
-    assert!(diff.contains("--- a/src/deploy.rs\n+++ b/src/deploy.rs\n"), "{diff}");
+    assert!(
+        diff.contains("--- a/src/deploy.rs\n+++ b/src/deploy.rs\n"),
+        "{diff}"
+    );
     assert!(diff.contains("+        let target = match ask!(target: elicit::<Target>("));
-    assert!(diff.contains("+mrtr = \""), "the manifest change is in the diff: {diff}");
+    assert!(
+        diff.contains("+mrtr = \""),
+        "the manifest change is in the diff: {diff}"
+    );
     assert_eq!(read(dir.path(), "src/deploy.rs"), before);
 }
 
@@ -86,8 +92,14 @@ fn a_write_ports_in_place_adds_the_dependency_and_a_second_run_changes_nothing()
     let out = run(dir.path(), &["src"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let report = stderr(&out);
-    assert!(report.contains("handler ported: deploy (asks: target)"), "{report}");
-    assert!(report.contains("helper marked #[mrtr_helper]: require_confirmation"), "{report}");
+    assert!(
+        report.contains("handler ported: deploy (asks: target)"),
+        "{report}"
+    );
+    assert!(
+        report.contains("helper marked #[mrtr_helper]: require_confirmation"),
+        "{report}"
+    );
     assert!(
         report.ends_with("ported 2 handlers (3 asks) in 2 files; 0 sites need manual work\n"),
         "{report}"
@@ -101,7 +113,10 @@ fn a_write_ports_in_place_adds_the_dependency_and_a_second_run_changes_nothing()
     assert_eq!(again.status.code(), Some(0), "{}", stderr(&again));
     assert_eq!(read(dir.path(), "src/deploy.rs"), ported);
     assert_eq!(read(dir.path(), "Cargo.toml"), manifest);
-    assert!(stderr(&again).ends_with("ported 0 handlers (0 asks) in 0 files; 0 sites need manual work\n"));
+    assert!(
+        stderr(&again)
+            .ends_with("ported 0 handlers (0 asks) in 0 files; 0 sites need manual work\n")
+    );
     let check = run(dir.path(), &["--check", "src"]);
     assert_eq!(check.status.code(), Some(0), "{}", stderr(&check));
 }
@@ -119,7 +134,10 @@ fn the_write_goes_through_a_renamed_temp_file_and_leaves_none_behind() {
         "the file was replaced by a rename, not rewritten in place"
     );
     assert_eq!(files_in(&dir.path().join("src")), [path]);
-    assert!(!read(dir.path(), "Cargo.toml").contains("mrtr"), "--no-manifest");
+    assert!(
+        !read(dir.path(), "Cargo.toml").contains("mrtr"),
+        "--no-manifest"
+    );
 }
 
 #[test]
@@ -150,7 +168,11 @@ fn a_file_that_does_not_parse_exits_3_naming_it_and_nothing_is_written() {
     let before = read(dir.path(), "src/deploy.rs");
     let out = run(dir.path(), &["src"]);
     assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
-    assert!(stderr(&out).contains("error: src/broken.rs:2:"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("error: src/broken.rs:2:"),
+        "{}",
+        stderr(&out)
+    );
     assert!(stderr(&out).contains("nothing was written"));
     assert_eq!(read(dir.path(), "src/deploy.rs"), before);
     assert!(!read(dir.path(), "Cargo.toml").contains("mrtr"));

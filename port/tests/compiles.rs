@@ -21,7 +21,11 @@ fn workspace() -> PathBuf {
 }
 
 fn module(out: &mut String, name: &str, path: &Path) {
-    let _ = writeln!(out, "    #[path = {:?}]\n    pub mod {name};", path.display().to_string());
+    let _ = writeln!(
+        out,
+        "    #[path = {:?}]\n    pub mod {name};",
+        path.display().to_string()
+    );
 }
 
 fn lib_rs(ws: &Path) -> String {
@@ -35,17 +39,27 @@ fn lib_rs(ws: &Path) -> String {
         let _ = writeln!(
             lib,
             "#[path = {:?}]\npub mod {shared};",
-            ws.join(format!("examples/{shared}.rs")).display().to_string()
+            ws.join(format!("examples/{shared}.rs"))
+                .display()
+                .to_string()
         );
     }
     let examples = ["deploy_service", "release_notes", "repo_tools"];
     lib.push_str("\npub mod hand {\n");
     for name in &examples[..2] {
-        module(&mut lib, name, &ws.join(format!("examples/servers/{name}.rs")));
+        module(
+            &mut lib,
+            name,
+            &ws.join(format!("examples/servers/{name}.rs")),
+        );
     }
     lib.push_str("}\n\npub mod ported {\n");
     for name in examples {
-        module(&mut lib, name, &port.join(format!("legacy_examples/{name}.rs")));
+        module(
+            &mut lib,
+            name,
+            &port.join(format!("legacy_examples/{name}.rs")),
+        );
     }
     lib.push_str("}\n\npub mod corpus {\n");
     let mut cases: Vec<PathBuf> = std::fs::read_dir(port.join("corpus"))

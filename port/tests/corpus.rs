@@ -61,7 +61,12 @@ fn porting_the_ported_corpus_again_changes_nothing() {
     for case in cases() {
         let after = std::fs::read_to_string(case.join("after.rs")).expect("after.rs");
         let again = mrtr_port::port_text(&after).expect("after.rs parses");
-        assert_eq!(again.text, after, "{} changed on a second run", case.display());
+        assert_eq!(
+            again.text,
+            after,
+            "{} changed on a second run",
+            case.display()
+        );
         assert_eq!(
             again.report.ask_count(),
             0,
@@ -77,7 +82,11 @@ fn the_corpus_has_at_least_twenty_shapes() {
     assert!(cases.len() >= 20, "only {} corpus cases", cases.len());
     for case in cases {
         for file in ["before.rs", "after.rs", "report.txt"] {
-            assert!(case.join(file).is_file(), "{} has no {file}", case.display());
+            assert!(
+                case.join(file).is_file(),
+                "{} has no {file}",
+                case.display()
+            );
         }
     }
 }

@@ -14,7 +14,11 @@ fn the_legacy_examples_port_to_the_checked_in_files() {
         let legacy = root.join(format!("../examples/servers/legacy/{name}.rs"));
         let text = std::fs::read_to_string(&legacy).expect("legacy example");
         let ported = mrtr_port::port_text(&text).expect("parses");
-        assert!(ported.report.manual.is_empty(), "{name}: {:?}", ported.report.manual);
+        assert!(
+            ported.report.manual.is_empty(),
+            "{name}: {:?}",
+            ported.report.manual
+        );
         let expected_path = root.join(format!("tests/legacy_examples/{name}.rs"));
         if std::env::var_os("MRTR_PORT_BLESS").is_some() {
             std::fs::write(&expected_path, &ported.text).unwrap();

@@ -27,7 +27,10 @@ enum Takes {
     Everything,
     /// `Ok(Some(p))` / `Ok(p)`: an accepted value, `Answer::Accept(p)`; `total` when `p` is
     /// irrefutable, so later arms never see an accept.
-    Accept { inner: String, total: bool },
+    Accept {
+        inner: String,
+        total: bool,
+    },
     Decline,
     /// An explicit `Err(UserCancelled)`.
     Cancel,
@@ -35,7 +38,9 @@ enum Takes {
     /// client that sent it meant "nothing chosen", which is what `Cancel` means.
     NoContent,
     /// `Err(_)`, `Err(e)`: whatever error is left; `binding` if the arm names it.
-    AnyError { binding: Option<String> },
+    AnyError {
+        binding: Option<String>,
+    },
     /// An error the runtime never answers (`CapabilityNotSupported`, `Service(..)`, ...):
     /// the runtime gates capabilities itself, and a failed round never reaches the handler.
     Unreachable,
@@ -299,7 +304,9 @@ pub fn map_single(pat: &Pat, kind: &RequestKind, src: &Source) -> Result<String,
                 cancel = true;
                 variants.push((Variant::Cancel, "Answer::Cancel".into()))
             }
-            Takes::AnyError { binding: Some(name) } => {
+            Takes::AnyError {
+                binding: Some(name),
+            } => {
                 return Err(Unmappable(format!(
                     "`Err({name})` binds the error value, which `Answer` does not carry"
                 )));

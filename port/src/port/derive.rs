@@ -32,11 +32,14 @@ fn choice_type(ty: &Type) -> Option<String> {
 }
 
 fn derives_elicit(attrs: &[Attribute]) -> bool {
-    attrs.iter().filter(|a| a.path().is_ident("derive")).any(|a| {
-        quote::ToTokens::to_token_stream(a)
-            .to_string()
-            .contains("Elicit")
-    })
+    attrs
+        .iter()
+        .filter(|a| a.path().is_ident("derive"))
+        .any(|a| {
+            quote::ToTokens::to_token_stream(a)
+                .to_string()
+                .contains("Elicit")
+        })
 }
 
 fn all_items(items: &[Item]) -> Vec<&Item> {
@@ -52,7 +55,12 @@ fn all_items(items: &[Item]) -> Vec<&Item> {
     out
 }
 
-pub fn add_elicit(src: &Source, elicited: &BTreeMap<String, usize>, edits: &mut Edits, report: &mut FileReport) {
+pub fn add_elicit(
+    src: &Source,
+    elicited: &BTreeMap<String, usize>,
+    edits: &mut Edits,
+    report: &mut FileReport,
+) {
     let items = all_items(&src.file.items);
     let mut wanted: BTreeSet<String> = elicited.keys().map(|t| last_segment(t)).collect();
     // The enums the elicited structs' fields choose from are part of the same form.
@@ -61,9 +69,15 @@ pub fn add_elicit(src: &Source, elicited: &BTreeMap<String, usize>, edits: &mut 
             && wanted.contains(&s.ident.to_string())
             && let Fields::Named(fields) = &s.fields
         {
-            let choices: Vec<String> = fields.named.iter().filter_map(|f| choice_type(&f.ty)).collect();
+            let choices: Vec<String> = fields
+                .named
+                .iter()
+                .filter_map(|f| choice_type(&f.ty))
+                .collect();
             for choice in choices {
-                let is_enum = items.iter().any(|i| matches!(i, Item::Enum(e) if e.ident == choice));
+                let is_enum = items
+                    .iter()
+                    .any(|i| matches!(i, Item::Enum(e) if e.ident == choice));
                 if is_enum {
                     wanted.insert(choice);
                 }
@@ -92,12 +106,19 @@ pub fn add_elicit(src: &Source, elicited: &BTreeMap<String, usize>, edits: &mut 
         match derive {
             Some(list) => {
                 let close = span_range(list.delimiter.span().close()).start;
-                let sep = if list.tokens.to_string().trim_end().ends_with(',') { " " } else { ", " };
+                let sep = if list.tokens.to_string().trim_end().ends_with(',') {
+                    " "
+                } else {
+                    ", "
+                };
                 edits.insert(close, format!("{sep}mrtr::Elicit"));
             }
             None => {
                 let at = item_start(item, start);
-                edits.insert(at, format!("#[derive(mrtr::Elicit)]\n{}", src.indent_at(at)));
+                edits.insert(
+                    at,
+                    format!("#[derive(mrtr::Elicit)]\n{}", src.indent_at(at)),
+                );
             }
         }
         report.derives.push(name);

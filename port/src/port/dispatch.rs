@@ -96,7 +96,10 @@ pub fn rewrite(
                 }
                 edits.replace(
                     body,
-                    format!("mrtr::call(self, Self::{}, {request}, {context}).await", call.callee),
+                    format!(
+                        "mrtr::call(self, Self::{}, {request}, {context}).await",
+                        call.callee
+                    ),
                 );
                 replaced.insert(call.offset);
                 report.dispatch.push(call.callee.clone());

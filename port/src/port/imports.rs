@@ -18,11 +18,7 @@ pub struct Needs {
 
 fn imported(tree: &UseTree, under_mrtr: bool, out: &mut BTreeSet<String>) {
     match tree {
-        UseTree::Path(p) => {
-            if under_mrtr || p.ident == "mrtr" {
-                imported(&p.tree, true, out)
-            }
-        }
+        UseTree::Path(p) if under_mrtr || p.ident == "mrtr" => imported(&p.tree, true, out),
         UseTree::Name(n) if under_mrtr => {
             out.insert(n.ident.to_string());
         }
@@ -86,7 +82,10 @@ pub fn add(src: &Source, needs: &Needs, edits: &mut Edits) {
     };
     // In the first group of `use` items, before the first that sorts after `mrtr`, as rustfmt
     // orders them; after the file's inner attributes when it has no `use` at all.
-    let at = match uses.iter().find(|u| u.leading_colon.is_none() && root(&u.tree).as_str() > "mrtr") {
+    let at = match uses
+        .iter()
+        .find(|u| u.leading_colon.is_none() && root(&u.tree).as_str() > "mrtr")
+    {
         Some(after) => src.line_start(range(*after).start),
         None => match uses.last() {
             Some(last) => line_after(src, range(*last).end),

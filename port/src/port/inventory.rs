@@ -21,7 +21,6 @@ pub enum Role {
 pub struct Function<'a> {
     pub name: String,
     pub role: Role,
-    pub attrs: &'a [Attribute],
     pub sig: &'a Signature,
     pub block: &'a Block,
     pub public: bool,
@@ -76,7 +75,6 @@ impl<'a> Collector<'a> {
         self.functions.push(Function {
             name: sig.ident.to_string(),
             role,
-            attrs,
             sig,
             block,
             public: !matches!(vis, Visibility::Inherited),

@@ -174,7 +174,12 @@ pub fn port(src: &Source) -> FilePort {
             needs.caps |= changed;
             match a.function.role {
                 Role::Handler if !a.function.lowered && a.lowerable() => {
-                    let at = a.function.registration.clone().expect("handlers are registered").start;
+                    let at = a
+                        .function
+                        .registration
+                        .clone()
+                        .expect("handlers are registered")
+                        .start;
                     edits.insert(at, format!("#[mrtr_tool]\n{}", src.indent_at(at)));
                     needs.mrtr_tool = true;
                 }
@@ -200,10 +205,14 @@ pub fn port(src: &Source) -> FilePort {
             }
         }
         for m in a.scan.manual.drain(..) {
-            report.manual.push(Site::at(src, m.offset, m.what, m.suggestion));
+            report
+                .manual
+                .push(Site::at(src, m.offset, m.what, m.suggestion));
         }
         for n in a.scan.notes.drain(..) {
-            report.notes.push(Site::at(src, n.offset, n.what, n.suggestion));
+            report
+                .notes
+                .push(Site::at(src, n.offset, n.what, n.suggestion));
         }
     }
 
@@ -221,17 +230,21 @@ pub fn port(src: &Source) -> FilePort {
     FilePort { edits, report }
 }
 
-fn analyse<'a>(src: &'a Source, function: Function<'a>, names: &'a BTreeSet<String>) -> Analysed<'a> {
+fn analyse<'a>(
+    src: &'a Source,
+    function: Function<'a>,
+    names: &'a BTreeSet<String>,
+) -> Analysed<'a> {
     let mut peer_names = PeerNames::default();
     let mut peer_params = Vec::new();
     let mut caps = None;
     for (index, arg) in function.sig.inputs.iter().enumerate() {
         match peer::param_role(arg) {
-            (Some(name), ParamRole::Peer { .. }) => {
+            (Some(name), ParamRole::Peer) => {
                 peer_names.peers.insert(name.clone());
                 peer_params.push((index, name));
             }
-            (Some(name), ParamRole::Context { .. }) => {
+            (Some(name), ParamRole::Context) => {
                 peer_names.contexts.insert(name.clone());
                 peer_params.push((index, name));
             }

@@ -56,13 +56,18 @@ pub fn settle(all: &[Analysed], by_name: &BTreeMap<String, usize>) -> Plan {
         }
     }
     for _ in 0..32 {
-        let before = (plan.asks.clone(), plan.decisions.clone(), plan.append_caps.clone());
+        let before = (
+            plan.asks.clone(),
+            plan.decisions.clone(),
+            plan.append_caps.clone(),
+        );
         for (i, a) in all.iter().enumerate() {
             plan.asks[i] = a.lowerable()
                 && (!a.scan.sites.is_empty()
-                    || a.scan.calls.iter().any(|c| {
-                        callee(c).is_some_and(|j| plan.asks[j]) && c.position.is_ok()
-                    }));
+                    || a.scan
+                        .calls
+                        .iter()
+                        .any(|c| callee(c).is_some_and(|j| plan.asks[j]) && c.position.is_ok()));
         }
         for (i, a) in all.iter().enumerate() {
             if !touchable(a) {
@@ -84,30 +89,39 @@ pub fn settle(all: &[Analysed], by_name: &BTreeMap<String, usize>) -> Plan {
                 || a.scan.calls.iter().any(|c| {
                     callee(c).is_some_and(|j| {
                         plan.append_caps[j]
-                            || c.args.iter().any(|(k, _, _, p)| {
-                                p.is_some() && plan.decisions[j].get(k) == Some(&Decision::Caps)
+                            || c.args.iter().any(|arg| {
+                                arg.peer.is_some()
+                                    && plan.decisions[j].get(&arg.param) == Some(&Decision::Caps)
                             })
                     })
                 });
             let consumed = |name: &str| {
-                a.scan.peer_uses.iter().filter(|(n, _)| n == name).all(|(_, at)| {
-                    let inside = |r: &Range<usize>| r.start <= *at && *at < r.end;
-                    (a.lowerable() && a.scan.sites.iter().any(|s| inside(&s.covers)))
-                        || a.scan.probes.iter().any(|p| inside(&p.range))
-                        || a.scan.calls.iter().any(|c| {
-                            callee(c).is_some_and(|j| {
-                                c.args.iter().any(|(k, r, _, _)| {
-                                    inside(r)
-                                        && plan.decisions[j].get(k).is_some_and(|d| *d != Decision::Keep)
+                a.scan
+                    .peer_uses
+                    .iter()
+                    .filter(|(n, _)| n == name)
+                    .all(|(_, at)| {
+                        let inside = |r: &Range<usize>| r.start <= *at && *at < r.end;
+                        (a.lowerable() && a.scan.sites.iter().any(|s| inside(&s.covers)))
+                            || a.scan.probes.iter().any(|p| inside(&p.range))
+                            || a.scan.calls.iter().any(|c| {
+                                callee(c).is_some_and(|j| {
+                                    c.args.iter().any(|arg| {
+                                        inside(&arg.range)
+                                            && plan.decisions[j]
+                                                .get(&arg.param)
+                                                .is_some_and(|d| *d != Decision::Keep)
+                                    })
                                 })
                             })
-                        })
-                })
+                    })
             };
             let callers_pass_peer = |k: usize| {
-                callers[i]
-                    .iter()
-                    .all(|c| c.args.iter().any(|(ck, _, _, p)| *ck == k && p.is_some()))
+                callers[i].iter().all(|c| {
+                    c.args
+                        .iter()
+                        .any(|arg| arg.param == k && arg.peer.is_some())
+                })
             };
             let mut decisions = BTreeMap::new();
             let mut caps_given = a.has_caps;
@@ -126,7 +140,13 @@ pub fn settle(all: &[Analysed], by_name: &BTreeMap<String, usize>) -> Plan {
             plan.decisions[i] = decisions;
             plan.append_caps[i] = needs_caps && !caps_given;
         }
-        if before == (plan.asks.clone(), plan.decisions.clone(), plan.append_caps.clone()) {
+        if before
+            == (
+                plan.asks.clone(),
+                plan.decisions.clone(),
+                plan.append_caps.clone(),
+            )
+        {
             break;
         }
     }
@@ -135,7 +155,12 @@ pub fn settle(all: &[Analysed], by_name: &BTreeMap<String, usize>) -> Plan {
 
 /// Deletes item `k` of a comma-separated list along with its separator, whole lines when the
 /// list has one item per line.
-fn delete_listed(edits: &mut Edits, src: &Source, items: &[(Range<usize>, Option<Range<usize>>)], k: usize) {
+fn delete_listed(
+    edits: &mut Edits,
+    src: &Source,
+    items: &[(Range<usize>, Option<Range<usize>>)],
+    k: usize,
+) {
     let (item, comma) = &items[k];
     let span = match (comma, k.checked_sub(1)) {
         (Some(c), _) => {
@@ -158,24 +183,44 @@ fn delete_listed(edits: &mut Edits, src: &Source, items: &[(Range<usize>, Option
     edits.delete(span);
 }
 
-pub fn call_edits(edits: &mut Edits, src: &Source, call: &Call, decisions: &BTreeMap<usize, Decision>, append: bool, caps: &str) {
-    let items: Vec<(Range<usize>, Option<Range<usize>>)> =
-        call.args.iter().map(|(_, r, c, _)| (r.clone(), c.clone())).collect();
-    for (position, (k, r, _, peer)) in call.args.iter().enumerate() {
-        match (decisions.get(k), peer) {
-            (Some(Decision::Caps), Some(_)) => edits.replace(r.clone(), format!("&{caps}")),
+pub fn call_edits(
+    edits: &mut Edits,
+    src: &Source,
+    call: &Call,
+    decisions: &BTreeMap<usize, Decision>,
+    append: bool,
+    caps: &str,
+) {
+    let items: Vec<(Range<usize>, Option<Range<usize>>)> = call
+        .args
+        .iter()
+        .map(|arg| (arg.range.clone(), arg.comma.clone()))
+        .collect();
+    for (position, arg) in call.args.iter().enumerate() {
+        match (decisions.get(&arg.param), &arg.peer) {
+            (Some(Decision::Caps), Some(_)) => edits.replace(arg.range.clone(), format!("&{caps}")),
             (Some(Decision::Remove), Some(_)) => delete_listed(edits, src, &items, position),
             _ => {}
         }
     }
     if append {
-        let text = if call.has_args { format!(", &{caps}") } else { format!("&{caps}") };
+        let text = if call.has_args {
+            format!(", &{caps}")
+        } else {
+            format!("&{caps}")
+        };
         edits.insert(call.args_end, text);
     }
 }
 
 /// The function's own parameter list; whether it gained `caps`.
-pub fn param_edits(edits: &mut Edits, src: &Source, a: &Analysed, decisions: &BTreeMap<usize, Decision>, append: bool) -> bool {
+pub fn param_edits(
+    edits: &mut Edits,
+    src: &Source,
+    a: &Analysed,
+    decisions: &BTreeMap<usize, Decision>,
+    append: bool,
+) -> bool {
     let ty = match a.function.role {
         Role::Handler => "ClientCaps",
         _ => "&ClientCaps",

@@ -14,14 +14,6 @@ pub struct PeerNames {
     pub contexts: BTreeSet<String>,
 }
 
-/// A parameter through which the client is reached.
-#[derive(Clone, Debug)]
-pub struct PeerParam {
-    pub index: usize,
-    pub name: String,
-    pub by_ref: bool,
-}
-
 impl PeerNames {
     pub fn contains(&self, name: &str) -> bool {
         self.peers.contains(name) || self.contexts.contains(name)
@@ -77,14 +69,16 @@ impl PeerNames {
 }
 
 pub fn single_ident(path: &syn::Path) -> Option<String> {
-    (path.leading_colon.is_none() && path.segments.len() == 1 && path.segments[0].arguments.is_empty())
-        .then(|| path.segments[0].ident.to_string())
+    (path.leading_colon.is_none()
+        && path.segments.len() == 1
+        && path.segments[0].arguments.is_empty())
+    .then(|| path.segments[0].ident.to_string())
 }
 
 /// What a parameter's type makes of it: a peer, a context, or neither.
 pub enum ParamRole {
-    Peer { by_ref: bool },
-    Context { by_ref: bool },
+    Peer,
+    Context,
     Caps,
     Other,
 }
@@ -97,17 +91,17 @@ pub fn param_role(arg: &FnArg) -> (Option<String>, ParamRole) {
         Pat::Ident(i) => Some(i.ident.to_string()),
         _ => None,
     };
-    let (ty, by_ref) = match &*typed.ty {
-        Type::Reference(r) => (&*r.elem, true),
-        ty => (ty, false),
+    let ty = match &*typed.ty {
+        Type::Reference(r) => &*r.elem,
+        ty => ty,
     };
     let Type::Path(path) = ty else {
         return (name, ParamRole::Other);
     };
     let last = path.path.segments.last().map(|s| s.ident.to_string());
     let role = match last.as_deref() {
-        Some("Peer") => ParamRole::Peer { by_ref },
-        Some("RequestContext") => ParamRole::Context { by_ref },
+        Some("Peer") => ParamRole::Peer,
+        Some("RequestContext") => ParamRole::Context,
         Some("ClientCaps") => ParamRole::Caps,
         _ => ParamRole::Other,
     };
@@ -128,8 +122,6 @@ pub enum RequestKind {
 pub struct Request<'a> {
     pub kind: RequestKind,
     pub call: &'a syn::ExprMethodCall,
-    /// The binding the peer was reached through.
-    pub root: String,
 }
 
 /// The rmcp requests the port knows but cannot rewrite, with what to write instead.
@@ -156,7 +148,7 @@ impl PeerNames {
         let Expr::MethodCall(call) = expr else {
             return None;
         };
-        let root = self.root_of(&call.receiver)?;
+        self.root_of(&call.receiver)?;
         let kind = match call.method.to_string().as_str() {
             "elicit" => {
                 let turbofish = call.turbofish.as_ref()?;
@@ -167,14 +159,16 @@ impl PeerNames {
                     return None;
                 };
                 RequestKind::Elicit {
-                    ty: quote::ToTokens::to_token_stream(ty).to_string().replace(' ', ""),
+                    ty: quote::ToTokens::to_token_stream(ty)
+                        .to_string()
+                        .replace(' ', ""),
                 }
             }
             "create_message" if call.args.len() == 1 => RequestKind::Sample,
             "list_roots" if call.args.is_empty() => RequestKind::Roots,
             _ => return None,
         };
-        Some(Request { kind, call, root })
+        Some(Request { kind, call })
     }
 
     /// A request sent through the peer that is not one the port rewrites (yet): reported.

@@ -45,7 +45,10 @@ fn capability(expr: &Expr, names: &PeerNames) -> Option<(bool, &'static str)> {
         return None;
     };
     names.root_of(&inner.receiver)?;
-    match (inner.method.to_string().as_str(), outer.method.to_string().as_str()) {
+    match (
+        inner.method.to_string().as_str(),
+        outer.method.to_string().as_str(),
+    ) {
         ("supported_elicitation_modes", "is_empty") => Some((true, "elicitation_form")),
         ("supported_elicitation_modes", "contains") => {
             let arg = quote::ToTokens::to_token_stream(outer.args.first()?).to_string();

@@ -16,7 +16,6 @@ use crate::source::{Source, range};
 /// A request rewritten into an `ask!`, with the edits that do it.
 pub struct Site {
     pub key: String,
-    pub kind: RequestKind,
     pub edits: Vec<(Range<usize>, String)>,
     /// The request's own bytes: peer uses inside it are gone once it is rewritten.
     pub covers: Range<usize>,
@@ -32,12 +31,19 @@ pub struct Manual {
     pub suggestion: String,
 }
 
+/// One argument of a call: the callee parameter it fills, its bytes, its comma, and the peer
+/// binding it passes, if it passes one.
+pub struct Argument {
+    pub param: usize,
+    pub range: Range<usize>,
+    pub comma: Option<Range<usize>>,
+    pub peer: Option<String>,
+}
+
 /// A call to a function of the same file; it becomes a helper site if the callee asks.
 pub struct Call {
     pub callee: String,
-    pub method: bool,
-    /// `(callee parameter index, argument range, its comma, the peer binding it passes)`.
-    pub args: Vec<(usize, Range<usize>, Option<Range<usize>>, Option<String>)>,
+    pub args: Vec<Argument>,
     /// Where the argument list ends, for appending `&caps`.
     pub args_end: usize,
     pub has_args: bool,
@@ -104,7 +110,11 @@ impl<'a> Scanner<'a> {
         let call = request.call;
         match &request.kind {
             RequestKind::Elicit { .. } => {
-                let ty = &call.turbofish.as_ref().expect("elicit has a turbofish").args[0];
+                let ty = &call
+                    .turbofish
+                    .as_ref()
+                    .expect("elicit has a turbofish")
+                    .args[0];
                 format!(
                     "elicit::<{}>({})",
                     self.src.text_of(ty),
@@ -148,7 +158,9 @@ impl<'a> Scanner<'a> {
 
     fn record_site(&mut self, request: &Request, site: Site) {
         if let RequestKind::Elicit { ty } = &request.kind {
-            self.out.elicited.push((ty.clone(), range(request.call).start));
+            self.out
+                .elicited
+                .push((ty.clone(), range(request.call).start));
         }
         if request.kind == RequestKind::Roots {
             self.out.notes.push(Manual {
@@ -240,7 +252,6 @@ impl<'a> Scanner<'a> {
                 let text = self.adapter_text(&key, &request, at.start);
                 let site = Site {
                     key,
-                    kind: request.kind.clone(),
                     edits: vec![(at.clone(), text)],
                     covers: at,
                     adapted: true,
@@ -252,7 +263,12 @@ impl<'a> Scanner<'a> {
         false
     }
 
-    fn match_form(&mut self, m: &'a syn::ExprMatch, request: Request<'a>, hint: Option<&str>) -> bool {
+    fn match_form(
+        &mut self,
+        m: &'a syn::ExprMatch,
+        request: Request<'a>,
+        hint: Option<&str>,
+    ) -> bool {
         let mapped = match arms::map_match(&m.arms, &request.kind, self.src) {
             Ok(mapped) => mapped,
             Err(Unmappable(why)) => {
@@ -263,11 +279,11 @@ impl<'a> Scanner<'a> {
                 self.out.notes.push(Manual {
                     offset: at.start,
                     what: format!("kept the legacy `Result` around `ask!({key}: ..)`: {why}"),
-                    suggestion: "match on the `Answer` directly when you next touch this code".into(),
+                    suggestion: "match on the `Answer` directly when you next touch this code"
+                        .into(),
                 });
                 let site = Site {
                     key,
-                    kind: request.kind.clone(),
                     edits: vec![(at.clone(), text)],
                     covers: at,
                     adapted: true,
@@ -283,7 +299,6 @@ impl<'a> Scanner<'a> {
         edits.extend(self.arm_edits(m, &mapped));
         let site = Site {
             key,
-            kind: request.kind.clone(),
             edits,
             covers: at,
             adapted: false,
@@ -293,7 +308,11 @@ impl<'a> Scanner<'a> {
         true
     }
 
-    fn arm_edits(&self, m: &syn::ExprMatch, mapped: &arms::MappedMatch) -> Vec<(Range<usize>, String)> {
+    fn arm_edits(
+        &self,
+        m: &syn::ExprMatch,
+        mapped: &arms::MappedMatch,
+    ) -> Vec<(Range<usize>, String)> {
         let mut edits = Vec::new();
         for (index, (arm, new)) in m.arms.iter().zip(&mapped.arms).enumerate() {
             match &new.pattern {
@@ -340,7 +359,6 @@ impl<'a> Scanner<'a> {
         let adapted = edits.len() == 1;
         let site = Site {
             key,
-            kind: request.kind.clone(),
             edits,
             covers: at,
             adapted,
@@ -376,7 +394,15 @@ impl<'a> Scanner<'a> {
                 Err(_) => vec![(at.clone(), self.adapter_text(&key, &request, at.start))],
             };
             let adapted = edits.len() == 1;
-            self.record_site(&request, Site { key, kind: request.kind.clone(), edits, covers: at, adapted });
+            self.record_site(
+                &request,
+                Site {
+                    key,
+                    edits,
+                    covers: at,
+                    adapted,
+                },
+            );
             self.visit_expr(diverge);
             return true;
         }
@@ -387,13 +413,10 @@ impl<'a> Scanner<'a> {
         let key = self.key_for(Some(&name), &request.kind);
         let uses = super::uses::find(&name, rest);
         let mut edits = vec![(at.clone(), self.ask_text(&key, &request))];
-        let mapped = uses
-            .as_ref()
-            .map_err(|e| e.clone())
-            .and_then(|uses| {
-                super::uses::rewrite(uses, &request.kind, self.src, |m, mm| self.arm_edits(m, mm))
-                    .map_err(|u| u.0)
-            });
+        let mapped = uses.as_ref().map_err(|e| e.clone()).and_then(|uses| {
+            super::uses::rewrite(uses, &request.kind, self.src, |m, mm| self.arm_edits(m, mm))
+                .map_err(|u| u.0)
+        });
         let adapted = match mapped {
             Ok(more) => {
                 edits.extend(more);
@@ -404,7 +427,15 @@ impl<'a> Scanner<'a> {
                 true
             }
         };
-        self.record_site(&request, Site { key, kind: request.kind.clone(), edits, covers: at, adapted });
+        self.record_site(
+            &request,
+            Site {
+                key,
+                edits,
+                covers: at,
+                adapted,
+            },
+        );
         true
     }
 
@@ -420,10 +451,8 @@ impl<'a> Scanner<'a> {
                     return;
                 }
                 if let Some(init) = &local.init {
-                    if let Some(join) = self.join_form(local, &init.expr, rest) {
-                        if join {
-                            return;
-                        }
+                    if self.join_form(local, &init.expr, rest) == Some(true) {
+                        return;
                     }
                     let hint = match strip_type(&local.pat) {
                         Pat::Ident(i) => Some(i.ident.to_string()),
@@ -458,7 +487,9 @@ impl<'a> Scanner<'a> {
         }
         let parser = syn::punctuated::Punctuated::<Expr, syn::Token![,]>::parse_terminated;
         let exprs = mac.mac.parse_body_with(parser).ok()?;
-        let Pat::Tuple(tuple) = strip_type(&local.pat) else { return None };
+        let Pat::Tuple(tuple) = strip_type(&local.pat) else {
+            return None;
+        };
         if tuple.elems.len() != exprs.len() {
             return None;
         }
@@ -467,10 +498,15 @@ impl<'a> Scanner<'a> {
         let mut requests = Vec::new();
         for (pat, expr) in tuple.elems.iter().zip(exprs.iter()) {
             let request = self.names.request(expr)?;
-            let Pat::Ident(binding) = pat else { return None };
+            let Pat::Ident(binding) = pat else {
+                return None;
+            };
             let name = binding.ident.to_string();
             let uses = super::uses::find(&name, rest).ok()?;
-            let more = super::uses::rewrite(&uses, &request.kind, self.src, |m, mm| self.arm_edits(m, mm)).ok()?;
+            let more = super::uses::rewrite(&uses, &request.kind, self.src, |m, mm| {
+                self.arm_edits(m, mm)
+            })
+            .ok()?;
             edits.extend(more);
             requests.push((name, request));
         }
@@ -478,19 +514,27 @@ impl<'a> Scanner<'a> {
             let key = self.keys.fresh(name);
             parts.push(format!("{key}: {}", self.request_text(request)));
             if let RequestKind::Elicit { ty } = &request.kind {
-                self.out.elicited.push((ty.clone(), range(request.call).start));
+                self.out
+                    .elicited
+                    .push((ty.clone(), range(request.call).start));
             }
         }
         let indent = self.src.indent_at(range(local).start).to_string();
-        let text = format!("ask!(\n{indent}    {},\n{indent})", parts.join(&format!(",\n{indent}    ")));
+        let text = format!(
+            "ask!(\n{indent}    {},\n{indent})",
+            parts.join(&format!(",\n{indent}    "))
+        );
         let at = range(init);
         edits.push((at.clone(), text));
         for (i, (name, request)) in requests.iter().enumerate() {
             self.handled.insert(key_of(&range(request.call)));
-            let site_edits = if i == 0 { std::mem::take(&mut edits) } else { Vec::new() };
+            let site_edits = if i == 0 {
+                std::mem::take(&mut edits)
+            } else {
+                Vec::new()
+            };
             self.out.sites.push(Site {
                 key: name.clone(),
-                kind: request.kind.clone(),
                 edits: site_edits,
                 covers: at.clone(),
                 adapted: false,
@@ -499,7 +543,11 @@ impl<'a> Scanner<'a> {
         Some(true)
     }
 
-    fn call_position(&self, call_range: &Range<usize>, parent_await: Option<Range<usize>>) -> Result<Range<usize>, &'static str> {
+    fn call_position(
+        &self,
+        call_range: &Range<usize>,
+        parent_await: Option<Range<usize>>,
+    ) -> Result<Range<usize>, &'static str> {
         if let Some(kind) = self.nested.last() {
             return Err(kind);
         }
@@ -524,7 +572,9 @@ fn strip_type(pat: &Pat) -> &Pat {
 /// The first name a pattern binds (`Ok(Some(target))` → `target`), for a key.
 fn first_binding(pat: &Pat) -> Option<String> {
     match pat {
-        Pat::Ident(i) if !i.ident.to_string().starts_with(char::is_uppercase) && i.ident != "None" => {
+        Pat::Ident(i)
+            if !i.ident.to_string().starts_with(char::is_uppercase) && i.ident != "None" =>
+        {
             Some(i.ident.to_string())
         }
         Pat::TupleStruct(ts) => ts.elems.iter().find_map(first_binding),
@@ -614,17 +664,30 @@ impl<'a> Visit<'a> for Scanner<'a> {
     }
 
     fn visit_macro(&mut self, mac: &'a syn::Macro) {
-        let name = mac.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
+        let name = mac
+            .path
+            .segments
+            .last()
+            .map(|s| s.ident.to_string())
+            .unwrap_or_default();
         let mut tokens = Vec::new();
         flatten(mac.tokens.clone(), &mut tokens);
         for (index, token) in tokens.iter().enumerate() {
-            let proc_macro2::TokenTree::Ident(ident) = token else { continue };
+            let proc_macro2::TokenTree::Ident(ident) = token else {
+                continue;
+            };
             let text = ident.to_string();
             if self.names.contains(&text) {
-                self.out.peer_uses.push((text.clone(), ident.span().byte_range().start));
+                self.out
+                    .peer_uses
+                    .push((text.clone(), ident.span().byte_range().start));
             }
-            let is_request = matches!(text.as_str(), "elicit" | "create_message" | "list_roots" | "create_elicitation" | "elicit_url");
-            let after_dot = index > 0 && matches!(&tokens[index - 1], proc_macro2::TokenTree::Punct(p) if p.as_char() == '.');
+            let is_request = matches!(
+                text.as_str(),
+                "elicit" | "create_message" | "list_roots" | "create_elicitation" | "elicit_url"
+            );
+            let after_dot = index > 0
+                && matches!(&tokens[index - 1], proc_macro2::TokenTree::Punct(p) if p.as_char() == '.');
             if is_request && after_dot {
                 let why = if name == "select" {
                     "raced inside `select!`: a 2026-07-28 round that asks ends, so the race has no equivalent"
@@ -655,23 +718,35 @@ fn flatten(stream: proc_macro2::TokenStream, out: &mut Vec<proc_macro2::TokenTre
 impl<'a> Scanner<'a> {
     /// A call to a function of this file: `f(..)`, `self.f(..)`, `Self::f(..)`.
     fn call_of(&self, expr: &'a Expr) -> Option<Call> {
-        let (callee, method, args, end, offset) = match expr {
+        let (callee, args, end, offset) = match expr {
             Expr::Call(c) => {
                 let Expr::Path(p) = &*c.func else { return None };
-                let segments: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+                let segments: Vec<String> = p
+                    .path
+                    .segments
+                    .iter()
+                    .map(|s| s.ident.to_string())
+                    .collect();
                 let callee = segments.last()?.clone();
                 let is_self_path = segments.len() == 2 && segments[0] == "Self";
                 if segments.len() != 1 && !is_self_path {
                     return None;
                 }
-                (callee, is_self_path, &c.args, range(c).end - 1, range(c).start)
+                (callee, &c.args, range(c).end - 1, range(c).start)
             }
             Expr::MethodCall(m) => {
-                let Expr::Path(p) = &*m.receiver else { return None };
+                let Expr::Path(p) = &*m.receiver else {
+                    return None;
+                };
                 if !p.path.is_ident("self") {
                     return None;
                 }
-                (m.method.to_string(), true, &m.args, range(m).end - 1, range(m).start)
+                (
+                    m.method.to_string(),
+                    &m.args,
+                    range(m).end - 1,
+                    range(m).start,
+                )
             }
             _ => return None,
         };
@@ -686,12 +761,16 @@ impl<'a> Scanner<'a> {
             .map(|(i, pair)| {
                 let a = pair.value();
                 let peer = self.names.root_of(a).or_else(|| self.names.context_of(a));
-                (i + shift, range(*a), pair.punct().map(|c| range(*c)), peer)
+                Argument {
+                    param: i + shift,
+                    range: range(*a),
+                    comma: pair.punct().map(|c| range(*c)),
+                    peer,
+                }
             })
             .collect::<Vec<_>>();
         Some(Call {
             callee,
-            method,
             has_args: !args.is_empty(),
             args,
             args_end: end,

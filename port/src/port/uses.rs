@@ -13,7 +13,7 @@ use crate::source::{Source, range};
 pub enum Use<'a> {
     Match(&'a syn::ExprMatch),
     /// A single pattern tested against the binding: `if let`, `let .. else`, `matches!`.
-    Pattern(Pat),
+    Pattern(Box<Pat>),
 }
 
 struct Finder<'a> {
@@ -78,7 +78,7 @@ impl<'a> Visit<'a> for Finder<'a> {
             && is_name(&init.expr, self.name)
             && init.diverge.is_some()
         {
-            self.uses.push(Use::Pattern(local.pat.clone()));
+            self.uses.push(Use::Pattern(Box::new(local.pat.clone())));
             if let Some((_, d)) = &init.diverge {
                 self.visit_expr(d);
             }
@@ -100,7 +100,7 @@ impl<'a> Visit<'a> for Finder<'a> {
                 if let Expr::Let(l) = &*i.cond
                     && is_name(&l.expr, self.name)
                 {
-                    self.uses.push(Use::Pattern((*l.pat).clone()));
+                    self.uses.push(Use::Pattern(l.pat.clone()));
                     if !binds(&l.pat, self.name) {
                         self.visit_block(&i.then_branch);
                     }
@@ -116,7 +116,7 @@ impl<'a> Visit<'a> for Finder<'a> {
                     && let Some((subject, pat)) = matches_args(&m.mac)
                     && is_name(&subject, self.name)
                 {
-                    self.uses.push(Use::Pattern(pat));
+                    self.uses.push(Use::Pattern(Box::new(pat)));
                     return;
                 }
                 if mentions_tokens(m.mac.tokens.clone(), self.name) {
@@ -174,7 +174,7 @@ pub fn rewrite(
                 let mapped = arms::map_match(&m.arms, kind, src)?;
                 edits.extend(arm_edits(m, &mapped));
             }
-            Use::Pattern(pat) => edits.push((range(pat), arms::map_single(pat, kind, src)?)),
+            Use::Pattern(pat) => edits.push((range(&**pat), arms::map_single(pat, kind, src)?)),
         }
     }
     Ok(edits)
