@@ -343,11 +343,16 @@ fn body_text(body: &Expr) -> String {
     quote::ToTokens::to_token_stream(body).to_string()
 }
 
-/// Whether `name` appears as a token anywhere in the expression.
+/// Whether `name` appears anywhere in the expression: as a token, or captured by a format
+/// string (`"{name}"`, `"{name:?}"`).
 pub fn mentions(expr: &Expr, name: &str) -> bool {
     fn walk(tokens: proc_macro2::TokenStream, name: &str) -> bool {
         tokens.into_iter().any(|tt| match tt {
             proc_macro2::TokenTree::Ident(i) => i == name,
+            proc_macro2::TokenTree::Literal(l) => {
+                let text = l.to_string();
+                text.contains(&format!("{{{name}}}")) || text.contains(&format!("{{{name}:"))
+            }
             proc_macro2::TokenTree::Group(g) => walk(g.stream(), name),
             _ => false,
         })

@@ -77,7 +77,8 @@ pub fn port(src: &Source) -> FilePort {
     for (index, a) in all.iter_mut().enumerate() {
         let asks = plan.asks[index];
         let touched = plan.touched[index];
-        if !touched && a.scan.manual.is_empty() && a.scan.notes.is_empty() {
+        let stranded = !a.lowerable() && !a.scan.sites.is_empty();
+        if !touched && !stranded && a.scan.manual.is_empty() && a.scan.notes.is_empty() {
             continue;
         }
         if !a.lowerable() {
@@ -114,6 +115,9 @@ pub fn port(src: &Source) -> FilePort {
             }
         }
         if touched {
+            for statement in &plan.dropped_aliases[index] {
+                edits.delete(src.whole_lines(statement.clone()));
+            }
             for p in &a.scan.probes {
                 edits.replace(p.range.clone(), p.text.clone());
             }

@@ -22,6 +22,8 @@ pub enum Decision {
 
 pub struct Plan {
     pub asks: Vec<bool>,
+    /// Peer aliases (`let peer = context.peer.clone();`) nothing uses any more: deleted.
+    pub dropped_aliases: Vec<Vec<Range<usize>>>,
     pub touched: Vec<bool>,
     pub decisions: Vec<BTreeMap<usize, Decision>>,
     pub append_caps: Vec<bool>,
@@ -41,6 +43,7 @@ pub fn settle(all: &[Analysed], by_name: &BTreeMap<String, usize>) -> Plan {
     let n = all.len();
     let mut plan = Plan {
         asks: vec![false; n],
+        dropped_aliases: vec![Vec::new(); n],
         touched: vec![false; n],
         decisions: vec![BTreeMap::new(); n],
         append_caps: vec![false; n],
@@ -95,14 +98,15 @@ pub fn settle(all: &[Analysed], by_name: &BTreeMap<String, usize>) -> Plan {
                             })
                     })
                 });
-            let consumed = |name: &str| {
+            let consumed_directly = |name: &str, dropped: &[Range<usize>]| {
                 a.scan
                     .peer_uses
                     .iter()
                     .filter(|(n, _)| n == name)
                     .all(|(_, at)| {
                         let inside = |r: &Range<usize>| r.start <= *at && *at < r.end;
-                        (a.lowerable() && a.scan.sites.iter().any(|s| inside(&s.covers)))
+                        dropped.iter().any(inside)
+                            || (a.lowerable() && a.scan.sites.iter().any(|s| inside(&s.covers)))
                             || a.scan.probes.iter().any(|p| inside(&p.range))
                             || a.scan.calls.iter().any(|c| {
                                 callee(c).is_some_and(|j| {
@@ -116,6 +120,15 @@ pub fn settle(all: &[Analysed], by_name: &BTreeMap<String, usize>) -> Plan {
                             })
                     })
             };
+            let dropped: Vec<Range<usize>> = a
+                .scan
+                .aliases
+                .iter()
+                .filter(|alias| consumed_directly(&alias.name, &[]))
+                .map(|alias| alias.statement.clone())
+                .collect();
+            let consumed = |name: &str| consumed_directly(name, &dropped);
+            plan.dropped_aliases[i] = dropped.clone();
             let callers_pass_peer = |k: usize| {
                 callers[i].iter().all(|c| {
                     c.args

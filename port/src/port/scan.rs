@@ -61,6 +61,14 @@ pub struct Scan {
     pub peer_uses: Vec<(String, usize)>,
     pub elicited: Vec<(String, usize)>,
     pub notes: Vec<Manual>,
+    pub aliases: Vec<Alias>,
+}
+
+/// `let peer = context.peer.clone();`: another name for the peer, dropped with its statement
+/// once nothing else uses it.
+pub struct Alias {
+    pub name: String,
+    pub statement: Range<usize>,
 }
 
 pub struct Scanner<'a> {
@@ -447,7 +455,7 @@ impl<'a> Scanner<'a> {
     fn statement_inner(&mut self, stmt: &'a Stmt, rest: &'a [Stmt]) {
         match stmt {
             Stmt::Local(local) => {
-                if self.local_form(local, rest) {
+                if self.alias(local) || self.local_form(local, rest) {
                     return;
                 }
                 if let Some(init) = &local.init {
@@ -475,6 +483,23 @@ impl<'a> Scanner<'a> {
             }
             _ => visit::visit_stmt(self, stmt),
         }
+    }
+
+    fn alias(&mut self, local: &'a Local) -> bool {
+        let (Pat::Ident(binding), Some(init)) = (strip_type(&local.pat), &local.init) else {
+            return false;
+        };
+        if init.diverge.is_some() || self.names.root_of(&init.expr).is_none() {
+            return false;
+        }
+        let name = binding.ident.to_string();
+        self.visit_expr(&init.expr);
+        self.names.peers.insert(name.clone());
+        self.out.aliases.push(Alias {
+            name,
+            statement: range(local),
+        });
+        true
     }
 
     /// `let (a, b) = tokio::join!(peer.elicit::<A>(..), peer.create_message(..));`: both

@@ -141,6 +141,11 @@ fn mentions_tokens(stream: proc_macro2::TokenStream, name: &str) -> bool {
     stream.into_iter().any(|tt| match tt {
         proc_macro2::TokenTree::Ident(i) => i == name,
         proc_macro2::TokenTree::Group(g) => mentions_tokens(g.stream(), name),
+        // Captured by a format string: `"{answer:?}"`.
+        proc_macro2::TokenTree::Literal(l) => {
+            let text = l.to_string();
+            text.contains(&format!("{{{name}}}")) || text.contains(&format!("{{{name}:"))
+        }
         _ => false,
     })
 }
