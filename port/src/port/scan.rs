@@ -668,11 +668,28 @@ impl<'a> Visit<'a> for Scanner<'a> {
                     suggestion,
                 ),
                 None => {
-                    let place = self.nested.last().copied().unwrap_or("not the first thing its statement evaluates");
+                    let place = self
+                        .nested
+                        .last()
+                        .copied()
+                        .unwrap_or("not the first thing its statement evaluates");
+                    let suggestion = match place {
+                        "inside a closure" => {
+                            "ask at the top level of the handler (`let answer = ask!(key: ..);`) and pass the answer into the closure"
+                        }
+                        "inside an `async` block" => {
+                            "an `async` block (a spawned task, a future kept for later) runs outside the round: ask before it in the handler and move the answer in, or drop the request"
+                        }
+                        _ => {
+                            "bind the answer first with `let answer = ask!(key: ..);` as its own statement, then use it"
+                        }
+                    };
                     self.manual(
                         offset,
-                        format!("`{receiver}.{method}(..)` is {place}: the state machine cannot suspend there"),
-                        "bind the answer first with `let answer = ask!(key: ..);` at the top level of the handler, then use it",
+                        format!(
+                            "`{receiver}.{method}(..)` is {place}: the state machine cannot suspend there"
+                        ),
+                        suggestion,
                     )
                 }
             }
