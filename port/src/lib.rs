@@ -16,6 +16,8 @@ pub mod report;
 pub mod source;
 pub mod write;
 
+use std::collections::BTreeSet;
+
 pub use report::{FileReport, summary};
 pub use source::ParseFailure;
 
@@ -28,8 +30,17 @@ pub struct Ported {
 /// Ports the text of one Rust file. The text is returned unchanged (with the report saying
 /// why) if the edits could not be applied.
 pub fn port_text(text: &str) -> Result<Ported, ParseFailure> {
+    port_text_with(text, &BTreeSet::new())
+}
+
+/// [`port_text`], also deriving `mrtr::Elicit` on the types named in `elicited_elsewhere`
+/// (elicited by other files of the crate) where this file defines them.
+pub fn port_text_with(
+    text: &str,
+    elicited_elsewhere: &BTreeSet<String>,
+) -> Result<Ported, ParseFailure> {
     let source = source::Source::parse(text.to_string())?;
-    let port::FilePort { edits, mut report } = port::port(&source);
+    let port::FilePort { edits, mut report } = port::port(&source, elicited_elsewhere);
     if edits.is_empty() {
         return Ok(Ported {
             text: text.to_string(),

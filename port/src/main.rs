@@ -1,11 +1,11 @@
 //! `mrtr-port [--check | --diff] [--no-manifest] PATH...`: see `mrtr_port::cli::USAGE`.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use mrtr_port::cli::{self, Mode};
-use mrtr_port::{FileReport, diff, discover, manifest, port_text, summary, write};
+use mrtr_port::{FileReport, Ported, diff, discover, manifest, port_text_with, summary, write};
 
 const CHECK_FOUND_WORK: u8 = 1;
 const MANUAL_WORK: u8 = 2;
@@ -33,38 +33,46 @@ fn main() -> ExitCode {
 
     // Everything is read and ported in memory first: a file that does not parse stops the
     // run before anything is written.
-    let mut changed: Vec<(PathBuf, String, String)> = Vec::new();
-    let mut reports: Vec<(String, FileReport)> = Vec::new();
+    let mut texts: Vec<(PathBuf, String)> = Vec::new();
     let mut bad = false;
     for path in &files {
-        let shown = path.display().to_string();
-        let text = match std::fs::read_to_string(path) {
-            Ok(t) => t,
+        match std::fs::read_to_string(path) {
+            Ok(text) => texts.push((path.clone(), text)),
             Err(e) => {
-                eprintln!("error: {shown}: {e}");
-                bad = true;
-                continue;
-            }
-        };
-        match port_text(&text) {
-            Ok(ported) => {
-                if ported.text != text {
-                    changed.push((path.clone(), text, ported.text));
-                }
-                reports.push((shown, ported.report));
-            }
-            Err(failure) => {
-                eprintln!(
-                    "error: {shown}:{}:{}: cannot parse: {}",
-                    failure.line, failure.column, failure.message
-                );
+                eprintln!("error: {}: {e}", path.display());
                 bad = true;
             }
+        }
+    }
+    let mut ported = port_all(&texts, &BTreeSet::new(), &mut bad);
+    // Types elicited in one file and defined in another get their derive in a second pass.
+    let foreign: BTreeSet<String> = ported
+        .iter()
+        .flat_map(|(_, p)| p.report.foreign_types.iter().map(|(name, _)| name.clone()))
+        .collect();
+    if !bad && !foreign.is_empty() {
+        ported = port_all(&texts, &foreign, &mut bad);
+        let defined: BTreeSet<String> = ported
+            .iter()
+            .flat_map(|(_, p)| p.report.defined_types.iter().cloned())
+            .collect();
+        for (_, p) in &mut ported {
+            p.report
+                .foreign_types
+                .retain(|(name, _)| !defined.contains(name));
         }
     }
     if bad {
         eprintln!("error: nothing was written");
         return ExitCode::from(BAD_INPUT);
+    }
+    let mut changed: Vec<(PathBuf, String, String)> = Vec::new();
+    let mut reports: Vec<(String, FileReport)> = Vec::new();
+    for ((path, text), (shown, p)) in texts.iter().zip(ported) {
+        if p.text != *text {
+            changed.push((path.clone(), text.clone(), p.text));
+        }
+        reports.push((shown, p.report));
     }
 
     let mut manifests: BTreeMap<PathBuf, (String, String)> = BTreeMap::new();
@@ -117,7 +125,7 @@ fn main() -> ExitCode {
     }
     let reports: Vec<FileReport> = reports.into_iter().map(|(_, r)| r).collect();
     eprintln!("{}", summary(&reports));
-    let manual = reports.iter().any(|r| !r.manual.is_empty());
+    let manual = reports.iter().any(|r| r.manual_count() > 0);
     if options.mode == Mode::Check && !all_changes.is_empty() {
         ExitCode::from(CHECK_FOUND_WORK)
     } else if manual {
@@ -125,4 +133,27 @@ fn main() -> ExitCode {
     } else {
         ExitCode::SUCCESS
     }
+}
+
+/// Ports every file; a file that does not parse is reported (`file:line:col`) and sets `bad`.
+fn port_all(
+    texts: &[(PathBuf, String)],
+    elicited_elsewhere: &BTreeSet<String>,
+    bad: &mut bool,
+) -> Vec<(String, Ported)> {
+    let mut out = Vec::new();
+    for (path, text) in texts {
+        let shown = path.display().to_string();
+        match port_text_with(text, elicited_elsewhere) {
+            Ok(ported) => out.push((shown, ported)),
+            Err(failure) => {
+                eprintln!(
+                    "error: {shown}:{}:{}: cannot parse: {}",
+                    failure.line, failure.column, failure.message
+                );
+                *bad = true;
+            }
+        }
+    }
+    out
 }

@@ -42,11 +42,21 @@ pub struct FileReport {
     pub derives: Vec<String>,
     pub manual: Vec<Site>,
     pub notes: Vec<Site>,
+    /// Elicited types this file does not define: manual work unless another file of the run
+    /// defines them (and gets the derive).
+    pub foreign_types: Vec<(String, Site)>,
+    /// Elicited types (this file's or another's) defined here.
+    pub defined_types: Vec<String>,
 }
 
 impl FileReport {
     pub fn handler_count(&self) -> usize {
         self.handlers.iter().filter(|h| !h.helper).count()
+    }
+
+    /// Sites left for the user.
+    pub fn manual_count(&self) -> usize {
+        self.manual.len() + self.foreign_types.len()
     }
 
     pub fn ask_count(&self) -> usize {
@@ -60,6 +70,7 @@ impl FileReport {
             && self.derives.is_empty()
             && self.manual.is_empty()
             && self.notes.is_empty()
+            && self.foreign_types.is_empty()
     }
 
     /// The report for one file, `path` as given on the command line.
@@ -88,7 +99,13 @@ impl FileReport {
         for d in &self.derives {
             let _ = writeln!(out, "  derive(mrtr::Elicit) added: {d}");
         }
-        for s in &self.manual {
+        let mut manual: Vec<&Site> = self
+            .manual
+            .iter()
+            .chain(self.foreign_types.iter().map(|(_, s)| s))
+            .collect();
+        manual.sort_by_key(|s| (s.line, s.column));
+        for s in manual {
             let _ = writeln!(
                 out,
                 "{path}:{}:{}: {}; suggested change: {}",
@@ -114,7 +131,7 @@ pub fn summary(reports: &[FileReport]) -> String {
         .iter()
         .filter(|r| !r.handlers.is_empty() || !r.probes.is_empty() || !r.dispatch.is_empty())
         .count();
-    let manual: usize = reports.iter().map(|r| r.manual.len()).sum();
+    let manual: usize = reports.iter().map(FileReport::manual_count).sum();
     format!(
         "ported {handlers} handlers ({asks} asks) in {files} files; {manual} sites need manual work"
     )

@@ -195,3 +195,37 @@ fn an_existing_mrtr_dependency_is_left_as_it_is() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert_eq!(read(dir.path(), "Cargo.toml"), manifest);
 }
+
+#[test]
+fn an_elicited_type_defined_in_another_file_gets_its_derive_there() {
+    let tool = corpus("elicit_if_let").replace(
+        "#[derive(Debug, Deserialize, schemars::JsonSchema)]\npub struct Confirm {\n    pub confirmed: bool,\n}\nrmcp::elicit_safe!(Confirm);\n",
+        "use crate::types::Confirm;\n",
+    );
+    assert!(tool.contains("use crate::types::Confirm;"), "{tool}");
+    let types = "use rmcp::schemars;\nuse serde::Deserialize;\n\n#[derive(Debug, Deserialize, schemars::JsonSchema)]\npub struct Confirm {\n    pub confirmed: bool,\n}\nrmcp::elicit_safe!(Confirm);\n";
+    let dir = scratch(&[("tool.rs", tool), ("types.rs", types.to_string())]);
+    let out = run(dir.path(), &["--no-manifest", "src"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        read(dir.path(), "src/types.rs")
+            .contains("#[derive(Debug, Deserialize, schemars::JsonSchema, mrtr::Elicit)]")
+    );
+}
+
+#[test]
+fn an_elicited_type_defined_nowhere_in_the_run_is_left_to_the_user() {
+    let tool = corpus("elicit_if_let").replace(
+        "#[derive(Debug, Deserialize, schemars::JsonSchema)]\npub struct Confirm {\n    pub confirmed: bool,\n}\nrmcp::elicit_safe!(Confirm);\n",
+        "use crate::types::Confirm;\n",
+    );
+    let dir = scratch(&[("tool.rs", tool)]);
+    let out = run(dir.path(), &["--no-manifest", "src/tool.rs"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("`Confirm` is elicited but defined in no file given to this run"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(read(dir.path(), "src/tool.rs").contains("ask!(confirm: elicit::<Confirm>"));
+}

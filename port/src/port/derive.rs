@@ -55,14 +55,18 @@ fn all_items(items: &[Item]) -> Vec<&Item> {
     out
 }
 
+/// `elicited`: the types this file elicits (with where); `elsewhere`: the types other files
+/// elicit and did not define, derived here if this file defines them.
 pub fn add_elicit(
     src: &Source,
     elicited: &BTreeMap<String, usize>,
+    elsewhere: &BTreeSet<String>,
     edits: &mut Edits,
     report: &mut FileReport,
 ) {
     let items = all_items(&src.file.items);
     let mut wanted: BTreeSet<String> = elicited.keys().map(|t| last_segment(t)).collect();
+    wanted.extend(elsewhere.iter().cloned());
     // The enums the elicited structs' fields choose from are part of the same form.
     for item in &items {
         if let Item::Struct(s) = item
@@ -96,6 +100,7 @@ pub fn add_elicit(
             continue;
         }
         found.insert(name.clone());
+        report.defined_types.push(name.clone());
         if derives_elicit(attrs) {
             continue;
         }
@@ -126,11 +131,14 @@ pub fn add_elicit(
     for (ty, &offset) in elicited {
         let name = last_segment(ty);
         if !found.contains(&name) {
-            report.manual.push(Site::at(
-                src,
-                offset,
-                format!("`{ty}` is elicited but not defined in this file"),
-                format!("add `mrtr::Elicit` to the derives of `{name}` where it is defined"),
+            report.foreign_types.push((
+                name.clone(),
+                Site::at(
+                    src,
+                    offset,
+                    format!("`{ty}` is elicited but defined in no file given to this run"),
+                    format!("add `mrtr::Elicit` to the derives of `{name}` where it is defined"),
+                ),
             ));
         }
     }

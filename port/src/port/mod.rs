@@ -50,7 +50,7 @@ impl Analysed<'_> {
     }
 }
 
-pub fn port(src: &Source) -> FilePort {
+pub fn port(src: &Source, elicited_elsewhere: &BTreeSet<String>) -> FilePort {
     let functions = inventory::functions(&src.file);
     let names: BTreeSet<String> = functions
         .iter()
@@ -225,7 +225,7 @@ pub fn port(src: &Source) -> FilePort {
         .filter(|a| a.lowerable())
         .flat_map(|a| a.scan.elicited.iter().cloned())
         .collect();
-    derive::add_elicit(src, &elicited, &mut edits, &mut report);
+    derive::add_elicit(src, &elicited, elicited_elsewhere, &mut edits, &mut report);
 
     if !edits.is_empty() {
         imports::add(src, &needs, &mut edits);
