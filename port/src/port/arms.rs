@@ -134,6 +134,21 @@ fn error_alternative(inner: &Pat, elicit: bool) -> Takes {
     }
 }
 
+/// `Err(ElicitationError::CapabilityNotSupported)`, alone in its arm.
+pub fn is_capability_arm(pat: &Pat) -> bool {
+    match pat {
+        Pat::TupleStruct(ts) if last_segment(&ts.path) == "Err" && ts.elems.len() == 1 => {
+            match &ts.elems[0] {
+                Pat::Path(p) => last_segment(&p.path) == "CapabilityNotSupported",
+                Pat::Ident(i) => i.ident == "CapabilityNotSupported",
+                _ => false,
+            }
+        }
+        Pat::Paren(p) => is_capability_arm(&p.pat),
+        _ => false,
+    }
+}
+
 fn starts_upper(s: &str) -> bool {
     s.chars().next().is_some_and(char::is_uppercase)
 }

@@ -30,6 +30,9 @@ pub struct Function<'a> {
     pub registration: Option<Range<usize>>,
     /// Already has `#[mrtr_tool]` or `#[mrtr_helper]`.
     pub lowered: bool,
+    /// The `#[tool_router]` of the impl the method is in, when that impl has no `#[mrtr_tool]`
+    /// yet: the impl-level attribute (step enums) goes above it.
+    pub router: Option<usize>,
 }
 
 fn last_ident(attr: &Attribute) -> String {
@@ -44,6 +47,7 @@ fn last_ident(attr: &Attribute) -> String {
 struct Collector<'a> {
     functions: Vec<Function<'a>>,
     trait_name: Option<String>,
+    router: Option<usize>,
 }
 
 impl<'a> Collector<'a> {
@@ -81,19 +85,27 @@ impl<'a> Collector<'a> {
             item_start,
             registration,
             lowered,
+            router: self.router,
         });
     }
 }
 
 impl<'a> Visit<'a> for Collector<'a> {
     fn visit_item_fn(&mut self, f: &'a syn::ItemFn) {
-        let outer = self.trait_name.take();
+        let outer = (self.trait_name.take(), self.router.take());
         self.push(&f.attrs, &f.vis, &f.sig, &f.block);
-        self.trait_name = outer;
+        (self.trait_name, self.router) = outer;
     }
 
     fn visit_item_impl(&mut self, imp: &'a syn::ItemImpl) {
-        let outer = self.trait_name.take();
+        let outer = (self.trait_name.take(), self.router.take());
+        let marked = imp.attrs.iter().any(|a| last_ident(a) == "mrtr_tool");
+        self.router = imp
+            .attrs
+            .iter()
+            .find(|a| last_ident(a) == "tool_router")
+            .filter(|_| !marked)
+            .map(|a| range(a).start);
         self.trait_name = imp.trait_.as_ref().map(|(_, path, _)| {
             path.segments
                 .last()
@@ -105,7 +117,7 @@ impl<'a> Visit<'a> for Collector<'a> {
                 self.push(&f.attrs, &f.vis, &f.sig, &f.block);
             }
         }
-        self.trait_name = outer;
+        (self.trait_name, self.router) = outer;
     }
 
     fn visit_item_mod(&mut self, m: &'a syn::ItemMod) {

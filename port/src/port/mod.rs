@@ -72,6 +72,7 @@ pub fn port(src: &Source, elicited_elsewhere: &BTreeSet<String>) -> FilePort {
     let mut edits = Edits::default();
     let mut report = FileReport::default();
     let mut needs = imports::Needs::default();
+    let mut routers = BTreeSet::new();
     let dispatched = dispatch::rewrite(src, &all, &by_name, &plan, &mut edits, &mut report);
 
     for (index, a) in all.iter_mut().enumerate() {
@@ -186,6 +187,12 @@ pub fn port(src: &Source, elicited_elsewhere: &BTreeSet<String>) -> FilePort {
                         .start;
                     edits.insert(at, format!("#[mrtr_tool]\n{}", src.indent_at(at)));
                     needs.mrtr_tool = true;
+                    if let Some(router) = a.function.router
+                        && routers.insert(router)
+                    {
+                        // On the impl too: each handler's step enum beside it, in rustdoc.
+                        edits.insert(router, format!("#[mrtr_tool]\n{}", src.indent_at(router)));
+                    }
                 }
                 Role::Plain if asks && !a.function.lowered => {
                     let at = a.function.item_start;

@@ -89,6 +89,7 @@ pub fn settle(all: &[Analysed], by_name: &BTreeMap<String, usize>) -> Plan {
                 continue;
             }
             let needs_caps = !a.scan.probes.is_empty()
+                || (a.lowerable() && a.scan.needs_caps)
                 || a.scan.calls.iter().any(|c| {
                     callee(c).is_some_and(|j| {
                         plan.append_caps[j]

@@ -62,6 +62,8 @@ pub struct Scan {
     pub elicited: Vec<(String, usize)>,
     pub notes: Vec<Manual>,
     pub aliases: Vec<Alias>,
+    /// A capability check was written in front of an ask: the function needs `caps`.
+    pub needs_caps: bool,
 }
 
 /// `let peer = context.peer.clone();`: another name for the peer, dropped with its statement
@@ -87,6 +89,8 @@ pub struct Scanner<'a> {
     leading: BTreeSet<(usize, usize)>,
     /// The `let` binding name of the statement being read, for keys.
     binding: Option<String>,
+    /// Where the statement being read starts: a capability check goes in front of it.
+    statement_start: usize,
 }
 
 fn key_of(r: &Range<usize>) -> (usize, usize) {
@@ -111,6 +115,7 @@ impl<'a> Scanner<'a> {
             handled: BTreeSet::new(),
             leading: BTreeSet::new(),
             binding: None,
+            statement_start: 0,
         }
     }
 
@@ -277,6 +282,19 @@ impl<'a> Scanner<'a> {
         request: Request<'a>,
         hint: Option<&str>,
     ) -> bool {
+        let capability_check = match self.capability_check(m, &request) {
+            Ok(check) => check,
+            Err(offset) => {
+                self.handled.insert(key_of(&range(request.call)));
+                self.manual(
+                    offset,
+                    "an `Err(CapabilityNotSupported)` arm whose value is used: on 2026-07-28 the runtime answers a request without the capability with -32021 before any arm runs".into(),
+                    "test `caps.elicitation_form()` (a `caps: ClientCaps` parameter) before the request and take the fallback there, then port the request",
+                );
+                self.visit_arms(m);
+                return true;
+            }
+        };
         let mapped = match arms::map_match(&m.arms, &request.kind, self.src) {
             Ok(mapped) => mapped,
             Err(Unmappable(why)) => {
@@ -304,6 +322,7 @@ impl<'a> Scanner<'a> {
         let key = self.key_for(hint, &request.kind);
         let at = range(&*m.expr);
         let mut edits = vec![(at.clone(), self.ask_text(&key, &request))];
+        edits.extend(capability_check);
         edits.extend(self.arm_edits(m, &mapped));
         let site = Site {
             key,
@@ -314,6 +333,41 @@ impl<'a> Scanner<'a> {
         self.record_site(&request, site);
         self.visit_arms(m);
         true
+    }
+
+    /// A legacy `Err(CapabilityNotSupported) => return ..` arm: the runtime never lets a
+    /// request without the capability reach it (the ask fails with -32021), so the fallback
+    /// moves in front of the statement as `if !caps.elicitation_form() { .. }`. `Err(offset)`
+    /// when the arm gives the match a value instead of leaving the function.
+    fn capability_check(
+        &mut self,
+        m: &syn::ExprMatch,
+        request: &Request,
+    ) -> Result<Option<(Range<usize>, String)>, usize> {
+        if !matches!(request.kind, RequestKind::Elicit { .. }) {
+            return Ok(None);
+        }
+        let Some(arm) = m.arms.iter().find(|a| arms::is_capability_arm(&a.pat)) else {
+            return Ok(None);
+        };
+        let start = self.statement_start;
+        let indent = self.src.indent_at(start).to_string();
+        let caps = &self.caps;
+        let check = match &*arm.body {
+            Expr::Block(b) if ends_in_return(&b.block) => {
+                format!(
+                    "if !{caps}.elicitation_form() {}\n{indent}",
+                    self.src.text_of(&b.block)
+                )
+            }
+            Expr::Return(r) => format!(
+                "if !{caps}.elicitation_form() {{\n{indent}    {};\n{indent}}}\n{indent}",
+                self.src.text_of(r)
+            ),
+            _ => return Err(range(&arm.pat).start),
+        };
+        self.out.needs_caps = true;
+        Ok(Some((start..start, check)))
     }
 
     fn arm_edits(
@@ -419,7 +473,11 @@ impl<'a> Scanner<'a> {
         };
         let name = binding.ident.to_string();
         let key = self.key_for(Some(&name), &request.kind);
-        let uses = super::uses::find(&name, rest);
+        // `let x: Result<Option<T>, ElicitationError> = ..` names the legacy type: keep it.
+        let uses = match &local.pat {
+            Pat::Type(_) => Err("the binding's type is written out".to_string()),
+            _ => super::uses::find(&name, rest),
+        };
         let mut edits = vec![(at.clone(), self.ask_text(&key, &request))];
         let mapped = uses.as_ref().map_err(|e| e.clone()).and_then(|uses| {
             super::uses::rewrite(uses, &request.kind, self.src, |m, mm| self.arm_edits(m, mm))
@@ -448,6 +506,7 @@ impl<'a> Scanner<'a> {
     }
 
     fn statement(&mut self, stmt: &'a Stmt, rest: &'a [Stmt]) {
+        self.statement_start = range(stmt).start;
         self.statement_inner(stmt, rest);
         self.binding = None;
     }
@@ -587,6 +646,10 @@ impl<'a> Scanner<'a> {
     }
 }
 
+fn ends_in_return(block: &syn::Block) -> bool {
+    matches!(block.stmts.last(), Some(Stmt::Expr(Expr::Return(_), _)))
+}
+
 fn strip_type(pat: &Pat) -> &Pat {
     match pat {
         Pat::Type(t) => &t.pat,
@@ -661,7 +724,13 @@ impl<'a> Visit<'a> for Scanner<'a> {
             let method = call.method.to_string();
             let offset = range(&call.method).start;
             let receiver = self.src.text_of(&*call.receiver).to_string();
+            let untyped = method == "elicit" && call.turbofish.is_none();
             match unsupported_request(&method) {
+                None if untyped => self.manual(
+                    offset,
+                    format!("`{receiver}.elicit(..)` without `::<T>`: the port names the type in `elicit::<T>`"),
+                    "write the type on the call (`.elicit::<T>(..)`) and run the port again",
+                ),
                 Some(suggestion) => self.manual(
                     offset,
                     format!("`{receiver}.{method}(..)` has no direct `ask!` form the port can prove equivalent"),

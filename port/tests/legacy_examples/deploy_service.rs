@@ -65,6 +65,7 @@ pub struct Deployer {
     ops: Ops,
 }
 
+#[mrtr_tool]
 #[tool_router]
 impl Deployer {
     pub fn new(ops: Ops) -> Self {

@@ -42,6 +42,7 @@ pub struct Releaser {
     ops: Ops,
 }
 
+#[mrtr_tool]
 #[tool_router]
 impl Releaser {
     pub fn new(ops: Ops) -> Self {

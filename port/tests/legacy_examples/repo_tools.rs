@@ -20,6 +20,7 @@ pub struct PathArgs {
 #[derive(Clone, Default)]
 pub struct RepoTools;
 
+#[mrtr_tool]
 #[tool_router]
 impl RepoTools {
     #[mrtr_tool]

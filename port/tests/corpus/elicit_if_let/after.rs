@@ -12,6 +12,7 @@ rmcp::elicit_safe!(Confirm);
 
 pub struct Server;
 
+#[mrtr_tool]
 #[tool_router]
 impl Server {
     #[mrtr_tool]

@@ -22,6 +22,7 @@ fn waves() -> Vec<String> {
     vec!["canary".into(), "half".into(), "all".into()]
 }
 
+#[mrtr_tool]
 #[tool_router]
 impl Server {
     #[mrtr_tool]

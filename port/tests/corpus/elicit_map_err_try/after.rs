@@ -13,6 +13,7 @@ rmcp::elicit_safe!(Ticket);
 
 pub struct Server;
 
+#[mrtr_tool]
 #[tool_router]
 impl Server {
     #[mrtr_tool]

@@ -23,6 +23,7 @@ fn text(s: impl Into<String>) -> CallToolResult {
     CallToolResult::success(vec![ContentBlock::text(s.into())])
 }
 
+#[mrtr_tool]
 #[tool_router]
 impl Server {
     #[mrtr_tool]

@@ -51,6 +51,7 @@ impl Server {
     }
 }
 
+#[mrtr_tool]
 #[tool_router]
 impl Server {
     #[mrtr_tool]

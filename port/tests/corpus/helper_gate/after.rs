@@ -34,6 +34,7 @@ async fn require_confirmation(caps: &ClientCaps, message: &str) -> Option<CallTo
 
 pub struct Server;
 
+#[mrtr_tool]
 #[tool_router]
 impl Server {
     #[mrtr_tool]

@@ -28,6 +28,7 @@ async fn summarize(topic: String) -> Result<String, ErrorData> {
 
 pub struct Server;
 
+#[mrtr_tool]
 #[tool_router]
 impl Server {
     #[mrtr_tool]

@@ -10,6 +10,7 @@ use rmcp::{ErrorData, Peer, RoleServer, tool, tool_router};
 
 pub struct Server;
 
+#[mrtr_tool]
 #[tool_router]
 impl Server {
     #[mrtr_tool]

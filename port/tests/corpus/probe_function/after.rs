@@ -23,6 +23,7 @@ fn can_ask(caps: &ClientCaps) -> bool {
     caps.elicitation_form()
 }
 
+#[mrtr_tool]
 #[tool_router]
 impl Server {
     #[mrtr_tool]

@@ -15,6 +15,7 @@ pub struct PathArgs {
 
 pub struct Server;
 
+#[mrtr_tool]
 #[tool_router]
 impl Server {
     #[mrtr_tool]

@@ -6,6 +6,7 @@ use rmcp::{ErrorData, tool, tool_router};
 
 pub struct Server;
 
+#[mrtr_tool]
 #[tool_router]
 impl Server {
     #[mrtr_tool]

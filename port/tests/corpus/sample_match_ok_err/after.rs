@@ -10,6 +10,7 @@ fn request(topic: &str) -> CreateMessageRequestParams {
     CreateMessageRequestParams::new(vec![SamplingMessage::user_text(topic)], 100)
 }
 
+#[mrtr_tool]
 #[tool_router]
 impl Server {
     #[mrtr_tool]
