@@ -4,6 +4,7 @@
 mod arms;
 mod derive;
 mod dispatch;
+mod forms;
 mod imports;
 mod inventory;
 mod keys;
