@@ -16,8 +16,6 @@ pub mod report;
 pub mod source;
 pub mod write;
 
-use std::collections::BTreeSet;
-
 pub use report::{FileReport, summary};
 pub use source::ParseFailure;
 
@@ -25,26 +23,33 @@ pub use source::ParseFailure;
 pub struct Ported {
     pub text: String,
     pub report: FileReport,
+    /// The file's functions that ask or whose peer parameters changed, for the other files.
+    pub summaries: std::collections::BTreeMap<String, Summary>,
 }
 
-/// Ports the text of one Rust file. The text is returned unchanged (with the report saying
-/// why) if the edits could not be applied.
+pub use port::{Elsewhere, Summary};
+
+/// Ports the text of one Rust file on its own. The text is returned unchanged (with the report
+/// saying why) if the edits could not be applied.
 pub fn port_text(text: &str) -> Result<Ported, ParseFailure> {
-    port_text_with(text, &BTreeSet::new())
+    port_text_in(text, &Elsewhere::default())
 }
 
-/// [`port_text`], also deriving `mrtr::Elicit` on the types named in `elicited_elsewhere`
-/// (elicited by other files of the crate) where this file defines them.
-pub fn port_text_with(
-    text: &str,
-    elicited_elsewhere: &BTreeSet<String>,
-) -> Result<Ported, ParseFailure> {
+/// [`port_text`] for one file of a crate: `elsewhere` says which types other files elicit
+/// (derived here if defined here) and which of their functions ask or changed parameters (so
+/// calls to them here are rewritten too).
+pub fn port_text_in(text: &str, elsewhere: &Elsewhere) -> Result<Ported, ParseFailure> {
     let source = source::Source::parse(text.to_string())?;
-    let port::FilePort { edits, mut report } = port::port(&source, elicited_elsewhere);
+    let port::FilePort {
+        edits,
+        mut report,
+        summaries,
+    } = port::port(&source, elsewhere);
     if edits.is_empty() {
         return Ok(Ported {
             text: text.to_string(),
             report,
+            summaries,
         });
     }
     match edits.apply(text) {
@@ -52,7 +57,11 @@ pub fn port_text_with(
             let new = prune::prune(&source, &new);
             // Keep the file rustfmt-clean if it was.
             let new = format::keep_formatted(text, new);
-            Ok(Ported { text: new, report })
+            Ok(Ported {
+                text: new,
+                report,
+                summaries,
+            })
         }
         Err(why) => {
             report.manual.push(report::Site {
@@ -64,6 +73,7 @@ pub fn port_text_with(
             Ok(Ported {
                 text: text.to_string(),
                 report,
+                summaries,
             })
         }
     }

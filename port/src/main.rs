@@ -5,11 +5,17 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use mrtr_port::cli::{self, Mode};
-use mrtr_port::{FileReport, Ported, diff, discover, manifest, port_text_with, summary, write};
+use mrtr_port::{
+    Elsewhere, FileReport, Ported, diff, discover, manifest, port_text_in, summary, write,
+};
 
 const CHECK_FOUND_WORK: u8 = 1;
 const MANUAL_WORK: u8 = 2;
 const BAD_INPUT: u8 = 3;
+
+/// Helper chains across files settle in as many passes as the chain is long; past this the
+/// last pass stands.
+const MAX_PASSES: usize = 8;
 
 fn main() -> ExitCode {
     let options = match cli::parse(std::env::args().skip(1)) {
@@ -44,23 +50,30 @@ fn main() -> ExitCode {
             }
         }
     }
-    let mut ported = port_all(&texts, &BTreeSet::new(), &mut bad);
-    // Types elicited in one file and defined in another get their derive in a second pass.
-    let foreign: BTreeSet<String> = ported
-        .iter()
-        .flat_map(|(_, p)| p.report.foreign_types.iter().map(|(name, _)| name.clone()))
-        .collect();
-    if !bad && !foreign.is_empty() {
-        ported = port_all(&texts, &foreign, &mut bad);
-        let defined: BTreeSet<String> = ported
-            .iter()
-            .flat_map(|(_, p)| p.report.defined_types.iter().cloned())
-            .collect();
-        for (_, p) in &mut ported {
-            p.report
-                .foreign_types
-                .retain(|(name, _)| !defined.contains(name));
+    // Files depend on each other: a helper in one asks for handlers in another, a type
+    // elicited in one is defined in another. Each pass tells every file what the previous pass
+    // found in the others, until nothing new is found.
+    let mut elsewhere = Elsewhere::default();
+    let mut ported = port_all(&texts, &elsewhere, &mut bad);
+    for _ in 0..MAX_PASSES {
+        if bad {
+            break;
         }
+        let next = what_the_others_found(&ported);
+        if next == elsewhere {
+            break;
+        }
+        elsewhere = next;
+        ported = port_all(&texts, &elsewhere, &mut bad);
+    }
+    let defined: BTreeSet<String> = ported
+        .iter()
+        .flat_map(|(_, p)| p.report.defined_types.iter().cloned())
+        .collect();
+    for (_, p) in &mut ported {
+        p.report
+            .foreign_types
+            .retain(|(name, _)| !defined.contains(name));
     }
     if bad {
         eprintln!("error: nothing was written");
@@ -138,13 +151,13 @@ fn main() -> ExitCode {
 /// Ports every file; a file that does not parse is reported (`file:line:col`) and sets `bad`.
 fn port_all(
     texts: &[(PathBuf, String)],
-    elicited_elsewhere: &BTreeSet<String>,
+    elsewhere: &Elsewhere,
     bad: &mut bool,
 ) -> Vec<(String, Ported)> {
     let mut out = Vec::new();
     for (path, text) in texts {
         let shown = path.display().to_string();
-        match port_text_with(text, elicited_elsewhere) {
+        match port_text_in(text, elsewhere) {
             Ok(ported) => out.push((shown, ported)),
             Err(failure) => {
                 eprintln!(
@@ -156,4 +169,21 @@ fn port_all(
         }
     }
     out
+}
+
+/// The types each file elicits without defining, and the functions each file changed.
+fn what_the_others_found(ported: &[(String, Ported)]) -> Elsewhere {
+    let mut found = Elsewhere::default();
+    for (_, p) in ported {
+        found
+            .elicited
+            .extend(p.report.foreign_types.iter().map(|(name, _)| name.clone()));
+        for (name, summary) in &p.summaries {
+            found
+                .functions
+                .entry(name.clone())
+                .or_insert_with(|| summary.clone());
+        }
+    }
+    found
 }

@@ -229,3 +229,79 @@ fn an_elicited_type_defined_nowhere_in_the_run_is_left_to_the_user() {
     );
     assert!(read(dir.path(), "src/tool.rs").contains("ask!(confirm: elicit::<Confirm>"));
 }
+
+#[test]
+fn a_helper_in_another_file_is_marked_there_and_entered_with_ask_here() {
+    let gate = r#"use rmcp::model::{CallToolResult, ContentBlock};
+use rmcp::service::RequestContext;
+use rmcp::{RoleServer, schemars};
+use serde::Deserialize;
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+pub struct Confirmation {
+    pub confirmed: bool,
+}
+rmcp::elicit_safe!(Confirmation);
+
+pub async fn require_confirmation(
+    context: &RequestContext<RoleServer>,
+    message: &str,
+) -> Option<CallToolResult> {
+    match context
+        .peer
+        .elicit::<Confirmation>(format!("{message}: confirm?"))
+        .await
+    {
+        Ok(Some(Confirmation { confirmed: true })) => None,
+        _ => Some(CallToolResult::success(vec![ContentBlock::text("stopped")])),
+    }
+}
+"#;
+    let tools = r#"use rmcp::model::{CallToolResult, ContentBlock};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, tool, tool_router};
+
+use crate::gate::require_confirmation;
+
+pub struct Server;
+
+#[tool_router]
+impl Server {
+    #[tool(description = "Delete everything")]
+    async fn delete_all(
+        &self,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, ErrorData> {
+        if let Some(stop) = require_confirmation(&context, "delete all").await {
+            return Ok(stop);
+        }
+        Ok(CallToolResult::success(vec![ContentBlock::text("deleted")]))
+    }
+}
+"#;
+    let dir = scratch(&[
+        ("gate.rs", gate.to_string()),
+        ("tools.rs", tools.to_string()),
+    ]);
+    let out = run(dir.path(), &["--no-manifest", "src"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let gate = read(dir.path(), "src/gate.rs");
+    let tools = read(dir.path(), "src/tools.rs");
+    // Only the request used the context: the parameter goes, here and at the call.
+    assert!(
+        gate.contains("#[mrtr_helper]\npub async fn require_confirmation(message: &str)"),
+        "{gate}"
+    );
+    assert!(
+        tools.contains("ask!(require_confirmation: require_confirmation(\"delete all\").await)"),
+        "{tools}"
+    );
+    assert!(tools.contains("#[mrtr_tool]"), "{tools}");
+    let again = run(dir.path(), &["--no-manifest", "src"]);
+    assert_eq!(again.status.code(), Some(0), "{}", stderr(&again));
+    assert_eq!(
+        read(dir.path(), "src/tools.rs"),
+        tools,
+        "a second run changes nothing"
+    );
+}

@@ -77,7 +77,8 @@ pub fn rewrite(
                     .filter(|c| body.start <= c.offset && c.offset < body.end)
                     .filter(|c| {
                         by_name.get(&c.callee).is_some_and(|&j| {
-                            all[j].function.role == Role::Handler && plan.touched[j]
+                            all.get(j).is_some_and(|f| f.function.role == Role::Handler)
+                                && plan.touched[j]
                         })
                     })
                     .collect();

@@ -28,6 +28,19 @@ use peer::{ParamRole, PeerNames};
 pub struct FilePort {
     pub edits: Edits,
     pub report: FileReport,
+    /// This file's functions other files may call, as far as the port changed them.
+    pub summaries: BTreeMap<String, Summary>,
+}
+
+pub use params::Summary;
+
+/// What other files of the run told the port about this one's neighbours.
+#[derive(Default, PartialEq, Eq)]
+pub struct Elsewhere {
+    /// Types other files elicit and do not define.
+    pub elicited: BTreeSet<String>,
+    /// Functions of other files that ask or whose peer parameters changed.
+    pub functions: BTreeMap<String, Summary>,
 }
 
 struct Analysed<'a> {
@@ -51,13 +64,20 @@ impl Analysed<'_> {
     }
 }
 
-pub fn port(src: &Source, elicited_elsewhere: &BTreeSet<String>) -> FilePort {
+pub fn port(src: &Source, elsewhere: &Elsewhere) -> FilePort {
     let functions = inventory::functions(&src.file);
-    let names: BTreeSet<String> = functions
+    let mut names: BTreeSet<String> = functions
         .iter()
         .filter(|f| !matches!(f.role, Role::TraitMethod { .. }))
         .map(|f| f.name.clone())
         .collect();
+    // A name this file defines is this file's function; the others come from other files.
+    let foreign: Vec<(&String, &Summary)> = elsewhere
+        .functions
+        .iter()
+        .filter(|(name, _)| !names.contains(*name))
+        .collect();
+    names.extend(foreign.iter().map(|(name, _)| (*name).clone()));
     let mut all: Vec<Analysed> = functions
         .into_iter()
         .map(|function| analyse(src, function, &names))
@@ -67,9 +87,24 @@ pub fn port(src: &Source, elicited_elsewhere: &BTreeSet<String>) -> FilePort {
         .enumerate()
         .filter(|(_, a)| !matches!(a.function.role, Role::TraitMethod { .. }))
         .map(|(i, a)| (a.function.name.clone(), i))
+        .chain(
+            foreign
+                .iter()
+                .enumerate()
+                .map(|(k, (name, _))| ((*name).clone(), all.len() + k)),
+        )
         .collect();
+    let foreign_summaries: Vec<Summary> = foreign.iter().map(|(_, s)| (*s).clone()).collect();
 
-    let plan = params::settle(&all, &by_name);
+    let plan = params::settle(&all, &by_name, &foreign_summaries);
+    let summaries: BTreeMap<String, Summary> = all
+        .iter()
+        .enumerate()
+        .filter(|(i, a)| {
+            a.function.role == Role::Plain && (plan.asks[*i] || plan.changes_signature(*i))
+        })
+        .map(|(i, a)| (a.function.name.clone(), plan.summary(i)))
+        .collect();
     let mut edits = Edits::default();
     let mut report = FileReport::default();
     let mut needs = imports::Needs::default();
@@ -204,7 +239,7 @@ pub fn port(src: &Source, elicited_elsewhere: &BTreeSet<String>) -> FilePort {
                             src,
                             at,
                             format!("`{}` is public and now a `#[mrtr_helper]`", a.function.name),
-                            "callers in other files enter it with `ask!(site: ..(..).await)` from a lowered handler",
+                            "callers in the files given to this run were rewritten; any other caller enters it with `ask!(site: ..(..).await)` from a lowered handler",
                         ));
                     }
                 }
@@ -233,13 +268,17 @@ pub fn port(src: &Source, elicited_elsewhere: &BTreeSet<String>) -> FilePort {
         .filter(|a| a.lowerable())
         .flat_map(|a| a.scan.elicited.iter().cloned())
         .collect();
-    derive::add_elicit(src, &elicited, elicited_elsewhere, &mut edits, &mut report);
+    derive::add_elicit(src, &elicited, &elsewhere.elicited, &mut edits, &mut report);
 
     if !edits.is_empty() {
         imports::add(src, &needs, &mut edits);
     }
     report.manual.sort_by_key(|s| (s.line, s.column));
-    FilePort { edits, report }
+    FilePort {
+        edits,
+        report,
+        summaries,
+    }
 }
 
 fn analyse<'a>(

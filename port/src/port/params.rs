@@ -20,6 +20,15 @@ pub enum Decision {
     Remove,
 }
 
+/// What callers in other files need to know of a function: whether it asks (then it is a
+/// helper, entered with `ask!(site: ..)`) and what became of its peer parameters.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct Summary {
+    pub asks: bool,
+    pub decisions: BTreeMap<usize, Decision>,
+    pub append_caps: bool,
+}
+
 pub struct Plan {
     pub asks: Vec<bool>,
     /// Peer aliases (`let peer = context.peer.clone();`) nothing uses any more: deleted.
@@ -30,8 +39,16 @@ pub struct Plan {
 }
 
 impl Plan {
-    fn changes_signature(&self, i: usize) -> bool {
+    pub fn changes_signature(&self, i: usize) -> bool {
         self.append_caps[i] || self.decisions[i].values().any(|d| *d != Decision::Keep)
+    }
+
+    pub fn summary(&self, i: usize) -> Summary {
+        Summary {
+            asks: self.asks[i],
+            decisions: self.decisions[i].clone(),
+            append_caps: self.append_caps[i],
+        }
     }
 }
 
@@ -39,8 +56,10 @@ fn touchable(a: &Analysed) -> bool {
     matches!(a.function.role, Role::Handler | Role::Plain)
 }
 
-pub fn settle(all: &[Analysed], by_name: &BTreeMap<String, usize>) -> Plan {
-    let n = all.len();
+/// `by_name` maps each callable name to its index: the file's own functions first, then
+/// `elsewhere` (functions of other files, settled by an earlier pass), whose entries are fixed.
+pub fn settle(all: &[Analysed], by_name: &BTreeMap<String, usize>, elsewhere: &[Summary]) -> Plan {
+    let n = all.len() + elsewhere.len();
     let mut plan = Plan {
         asks: vec![false; n],
         dropped_aliases: vec![Vec::new(); n],
@@ -48,6 +67,11 @@ pub fn settle(all: &[Analysed], by_name: &BTreeMap<String, usize>) -> Plan {
         decisions: vec![BTreeMap::new(); n],
         append_caps: vec![false; n],
     };
+    for (k, s) in elsewhere.iter().enumerate() {
+        plan.asks[all.len() + k] = s.asks;
+        plan.decisions[all.len() + k] = s.decisions.clone();
+        plan.append_caps[all.len() + k] = s.append_caps;
+    }
     let callee = |c: &Call| by_name.get(&c.callee).copied();
     // Every call of function `i` in the file, for "every caller passes a peer here".
     let mut callers: Vec<Vec<&Call>> = vec![Vec::new(); n];
