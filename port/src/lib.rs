@@ -39,6 +39,14 @@ pub fn port_text(text: &str) -> Result<Ported, ParseFailure> {
 /// (derived here if defined here) and which of their functions ask or changed parameters (so
 /// calls to them here are rewritten too).
 pub fn port_text_in(text: &str, elsewhere: &Elsewhere) -> Result<Ported, ParseFailure> {
+    // syn drops a byte-order mark and a `#!` line before parsing, and its offsets then count
+    // from after them: port the rest and put them back.
+    let (prologue, body) = source::prologue(text);
+    if !prologue.is_empty() {
+        let mut ported = port_text_in(body, elsewhere)?;
+        ported.text.insert_str(0, prologue);
+        return Ok(ported);
+    }
     let source = source::Source::parse(text.to_string())?;
     let port::FilePort {
         edits,
@@ -75,6 +83,27 @@ pub fn port_text_in(text: &str, elsewhere: &Elsewhere) -> Result<Ported, ParseFa
                 report,
                 summaries,
             })
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const LEGACY: &str = "use rmcp::{ErrorData, Peer, RoleServer, tool};\nuse rmcp::model::CallToolResult;\nstruct S;\nimpl S {\n    #[tool(description = \"t\")]\n    async fn t(&self, peer: Peer<RoleServer>) -> Result<CallToolResult, ErrorData> {\n        let roots = match peer.list_roots().await {\n            Ok(r) => r.roots.len(),\n            Err(_) => 0,\n        };\n        Ok(CallToolResult::success(vec![]))\n    }\n}\n";
+
+    #[test]
+    fn a_byte_order_mark_and_a_shebang_line_are_kept_and_do_not_shift_the_edits() {
+        let plain = port_text(LEGACY).unwrap().text;
+        assert!(plain.contains("match ask!(roots: roots()) {"), "{plain}");
+        for prologue in [
+            "\u{feff}",
+            "#!/usr/bin/env run-cargo-script",
+            "\u{feff}#!/bin/x",
+        ] {
+            let ported = port_text(&format!("{prologue}\n{LEGACY}")).unwrap();
+            assert_eq!(ported.text, format!("{prologue}\n{plain}"));
         }
     }
 }

@@ -75,6 +75,18 @@ impl Source {
     }
 }
 
+/// What `syn::parse_file` skips before its first offset: a byte-order mark, and a `#!` line
+/// that is not an inner attribute (`#![..]`). The line's newline stays in the rest, so line
+/// numbers count as in the file.
+pub fn prologue(text: &str) -> (&str, &str) {
+    let mut end = if text.starts_with('\u{feff}') { 3 } else { 0 };
+    let rest = &text[end..];
+    if rest.starts_with("#!") && !rest[2..].trim_start().starts_with('[') {
+        end += rest.find('\n').unwrap_or(rest.len());
+    }
+    text.split_at(end)
+}
+
 pub fn range(node: &impl Spanned) -> Range<usize> {
     span_range(node.span())
 }

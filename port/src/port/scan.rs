@@ -270,7 +270,11 @@ impl<'a> Visit<'a> for Scanner<'a> {
         if !self.handled.contains(&key_of(&range(call))) && self.names.is_any_request(call) {
             let method = call.method.to_string();
             let offset = range(&call.method).start;
-            let receiver = self.src.text_of(&*call.receiver).to_string();
+            let receiver: String = self
+                .src
+                .text_of(&*call.receiver)
+                .split_whitespace()
+                .collect();
             let untyped = method == "elicit" && call.turbofish.is_none();
             match unsupported_request(&method) {
                 None if untyped => self.manual(
