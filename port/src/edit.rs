@@ -29,6 +29,11 @@ impl Edits {
         self.replace(range, "");
     }
 
+    /// Whether some edit writes `text` (the `use` line imports only what the edits use).
+    pub fn mentions(&self, text: &str) -> bool {
+        self.edits.iter().any(|e| e.text.contains(text))
+    }
+
     pub fn is_empty(&self) -> bool {
         self.edits.is_empty()
     }
