@@ -305,3 +305,31 @@ impl Server {
         "a second run changes nothing"
     );
 }
+
+#[test]
+fn usage_errors_exit_3_and_help_exits_0() {
+    let dir = scratch(&[]);
+    for args in [
+        &[][..],
+        &["--bogus", "src"][..],
+        &["--check", "--diff", "src"][..],
+    ] {
+        let out = run(dir.path(), args);
+        assert_eq!(out.status.code(), Some(3), "{args:?}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains("usage: mrtr-port"),
+            "{}",
+            stderr(&out)
+        );
+    }
+    let help = run(dir.path(), &["--help"]);
+    assert_eq!(help.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&help.stdout).contains("--no-manifest"));
+}
+
+#[test]
+fn check_with_only_manual_work_left_exits_2() {
+    let dir = scratch(&[("ship.rs", corpus("manual_spawned_task"))]);
+    let out = run(dir.path(), &["--check", "src"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+}

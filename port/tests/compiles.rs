@@ -95,12 +95,25 @@ path = "lib.rs"
 
 [dependencies]
 mrtr = { path = "WS/runtime", features = ["testing"] }
-rmcp = { version = "=3.11.0", default-features = false, features = ["server", "client", "macros", "elicitation", "schemars"] }
+rmcp = { version = "RMCP", default-features = false, features = ["server", "client", "macros", "elicitation", "schemars"] }
 serde = { version = "1", features = ["derive"] }
 serde_json = "1"
 tokio = { version = "1", features = ["full"] }
 tracing = "0.1"
 "#;
+
+/// The workspace's own rmcp requirement, so the scratch crate builds against the rmcp `mrtr`
+/// does.
+fn rmcp_requirement(ws: &Path) -> String {
+    let manifest = std::fs::read_to_string(ws.join("Cargo.toml")).expect("workspace manifest");
+    let line = manifest
+        .lines()
+        .find(|l| l.starts_with("rmcp = "))
+        .expect("rmcp in [workspace.dependencies]");
+    let start = line.find("version = \"").expect("an rmcp version") + "version = \"".len();
+    let end = start + line[start..].find('"').expect("a quoted version");
+    line[start..end].to_string()
+}
 
 /// Writes `text` only if it differs, so an unchanged scratch crate is not rebuilt.
 fn write_if_changed(path: &Path, text: &str) {
@@ -117,13 +130,13 @@ fn every_corpus_file_and_ported_example_compiles_and_the_ports_behave_like_the_h
     std::fs::create_dir_all(&krate).expect("scratch dir");
     write_if_changed(
         &krate.join("Cargo.toml"),
-        &MANIFEST.replace("WS", &ws.display().to_string()),
+        &MANIFEST
+            .replace("WS", &ws.display().to_string())
+            .replace("RMCP", &rmcp_requirement(&ws)),
     );
     write_if_changed(&krate.join("lib.rs"), &lib_rs(&ws));
-    // The workspace's lock: the same versions the workspace was tested with, no resolution.
-    if !krate.join("Cargo.lock").exists() {
-        std::fs::copy(ws.join("Cargo.lock"), krate.join("Cargo.lock")).expect("lockfile");
-    }
+    // The workspace's lock, each run: the versions the workspace is tested with.
+    std::fs::copy(ws.join("Cargo.lock"), krate.join("Cargo.lock")).expect("lockfile");
     let out = Command::new(env!("CARGO"))
         .current_dir(&krate)
         .args(["test", "--lib", "--quiet"])
