@@ -333,3 +333,29 @@ fn check_with_only_manual_work_left_exits_2() {
     let out = run(dir.path(), &["--check", "src"]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
 }
+
+#[test]
+fn the_whole_corpus_in_one_run_ports_each_file_as_alone() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus");
+    let mut cases: Vec<String> = std::fs::read_dir(&root)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    cases.sort();
+    let files: Vec<(String, String)> = cases
+        .iter()
+        .map(|case| (format!("{case}.rs"), corpus(case)))
+        .collect();
+    let refs: Vec<(&str, String)> = files.iter().map(|(n, t)| (n.as_str(), t.clone())).collect();
+    let dir = scratch(&refs);
+    let out = run(dir.path(), &["--no-manifest", "src"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    for case in &cases {
+        let expected = std::fs::read_to_string(root.join(case).join("after.rs")).unwrap();
+        assert_eq!(
+            read(dir.path(), &format!("src/{case}.rs")),
+            expected,
+            "{case} ported differently among the others"
+        );
+    }
+}
