@@ -6,9 +6,9 @@ use std::io::Write;
 use std::process::{Command, Stdio};
 
 /// `rustfmt`'s output for `text`, or `None` if rustfmt is missing or refuses the text.
-fn rustfmt(text: &str) -> Option<String> {
+fn rustfmt(text: &str, edition: &str) -> Option<String> {
     let mut child = Command::new(std::env::var_os("RUSTFMT").unwrap_or_else(|| "rustfmt".into()))
-        .args(["--edition", "2024", "--emit", "stdout", "--quiet"])
+        .args(["--edition", edition, "--emit", "stdout", "--quiet"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -22,9 +22,9 @@ fn rustfmt(text: &str) -> Option<String> {
         .flatten()
 }
 
-pub fn keep_formatted(before: &str, after: String) -> String {
-    if rustfmt(before).as_deref() != Some(before) {
+pub fn keep_formatted(before: &str, after: String, edition: &str) -> String {
+    if rustfmt(before, edition).as_deref() != Some(before) {
         return after;
     }
-    rustfmt(&after).unwrap_or(after)
+    rustfmt(&after, edition).unwrap_or(after)
 }

@@ -32,18 +32,25 @@ pub use port::{Elsewhere, Summary};
 /// Ports the text of one Rust file on its own. The text is returned unchanged (with the report
 /// saying why) if the edits could not be applied.
 pub fn port_text(text: &str) -> Result<Ported, ParseFailure> {
-    port_text_in(text, &Elsewhere::default())
+    port_text_in(text, &Elsewhere::default(), DEFAULT_EDITION)
 }
+
+/// The edition rustfmt formats by when the caller does not know the file's.
+pub const DEFAULT_EDITION: &str = "2024";
 
 /// [`port_text`] for one file of a crate: `elsewhere` says which types other files elicit
 /// (derived here if defined here) and which of their functions ask or changed parameters (so
-/// calls to them here are rewritten too).
-pub fn port_text_in(text: &str, elsewhere: &Elsewhere) -> Result<Ported, ParseFailure> {
+/// calls to them here are rewritten too); `edition` is the crate's, for rustfmt.
+pub fn port_text_in(
+    text: &str,
+    elsewhere: &Elsewhere,
+    edition: &str,
+) -> Result<Ported, ParseFailure> {
     // syn drops a byte-order mark and a `#!` line before parsing, and its offsets then count
     // from after them: port the rest and put them back.
     let (prologue, body) = source::prologue(text);
     if !prologue.is_empty() {
-        let mut ported = port_text_in(body, elsewhere)?;
+        let mut ported = port_text_in(body, elsewhere, edition)?;
         ported.text.insert_str(0, prologue);
         return Ok(ported);
     }
@@ -64,7 +71,7 @@ pub fn port_text_in(text: &str, elsewhere: &Elsewhere) -> Result<Ported, ParseFa
         Ok(new) => {
             let new = prune::prune(&source, &new);
             // Keep the file rustfmt-clean if it was.
-            let new = format::keep_formatted(text, new);
+            let new = format::keep_formatted(text, new, edition);
             Ok(Ported {
                 text: new,
                 report,

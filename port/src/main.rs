@@ -39,11 +39,11 @@ fn main() -> ExitCode {
 
     // Everything is read and ported in memory first: a file that does not parse stops the
     // run before anything is written.
-    let mut texts: Vec<(PathBuf, String)> = Vec::new();
+    let mut texts: Vec<(PathBuf, String, String)> = Vec::new();
     let mut bad = false;
     for path in &files {
         match std::fs::read_to_string(path) {
-            Ok(text) => texts.push((path.clone(), text)),
+            Ok(text) => texts.push((path.clone(), text, manifest::edition_of(path))),
             Err(e) => {
                 eprintln!("error: {}: {e}", path.display());
                 bad = true;
@@ -81,7 +81,7 @@ fn main() -> ExitCode {
     }
     let mut changed: Vec<(PathBuf, String, String)> = Vec::new();
     let mut reports: Vec<(String, FileReport)> = Vec::new();
-    for ((path, text), (shown, p)) in texts.iter().zip(ported) {
+    for ((path, text, _), (shown, p)) in texts.iter().zip(ported) {
         if p.text != *text {
             changed.push((path.clone(), text.clone(), p.text));
         }
@@ -150,14 +150,14 @@ fn main() -> ExitCode {
 
 /// Ports every file; a file that does not parse is reported (`file:line:col`) and sets `bad`.
 fn port_all(
-    texts: &[(PathBuf, String)],
+    texts: &[(PathBuf, String, String)],
     elsewhere: &Elsewhere,
     bad: &mut bool,
 ) -> Vec<(String, Ported)> {
     let mut out = Vec::new();
-    for (path, text) in texts {
+    for (path, text, edition) in texts {
         let shown = path.display().to_string();
-        match port_text_in(text, elsewhere) {
+        match port_text_in(text, elsewhere, edition) {
             Ok(ported) => out.push((shown, ported)),
             Err(failure) => {
                 eprintln!(

@@ -36,7 +36,7 @@ pub struct FilePort {
 pub use params::Summary;
 
 /// What other files of the run told the port about this one's neighbours.
-#[derive(Default, PartialEq, Eq)]
+#[derive(Default, Clone, PartialEq, Eq)]
 pub struct Elsewhere {
     /// Types other files elicit and do not define.
     pub elicited: BTreeSet<String>,
