@@ -1,5 +1,15 @@
 //! Porting one file: read every function, decide what becomes an `ask!`, a helper, a `caps`
 //! parameter, and emit the byte-range edits.
+//!
+//! 1. `inventory`: the file's functions and what rmcp makes of each (handler, plain, trait
+//!    method).
+//! 2. `scan` walks each body once (`peer` says what reaches the client); `forms` turns each
+//!    awaited request into its `ask!`, `uses` follows a bound result to its tests, `arms` maps
+//!    legacy patterns to `Answer` ones, `probe` turns capability checks into `caps`.
+//! 3. `params::settle`: over the whole file (and what other files said), which functions ask
+//!    and what becomes of each peer parameter.
+//! 4. `emit` writes each function's edits; `dispatch` the `call_tool` arms, `derive` the
+//!    `Elicit` derives, `imports` the `use mrtr::{..}` line.
 
 mod arms;
 mod derive;
