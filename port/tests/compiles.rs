@@ -101,6 +101,7 @@ serde = { version = "1", features = ["derive"] }
 serde_json = "1"
 tokio = { version = "1", features = ["full"] }
 tracing = "0.1"
+url = "2"
 "#;
 
 /// The workspace's own rmcp requirement, so the scratch crate builds against the rmcp `mrtr`

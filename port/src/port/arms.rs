@@ -44,6 +44,8 @@ enum Takes {
     /// An error the runtime never answers (`CapabilityNotSupported`, `Service(..)`, ...):
     /// the runtime gates capabilities itself, and a failed round never reaches the handler.
     Unreachable,
+    /// A pattern with no `Answer` counterpart the port can prove.
+    Unmapped,
 }
 
 /// A pattern the port cannot map, and why.
@@ -60,6 +62,9 @@ fn alternatives(pat: &Pat, kind: &RequestKind, src: &Source) -> Result<Vec<Takes
                 all.extend(alternatives(case, kind, src)?);
             }
             Ok(all)
+        }
+        Pat::TupleStruct(ts) if ts.elems.len() == 1 && *kind == RequestKind::ElicitUrl => {
+            Ok(vec![url_alternative(&last_segment(&ts.path), &ts.elems[0])])
         }
         Pat::TupleStruct(ts) if ts.elems.len() == 1 => {
             let variant = last_segment(&ts.path);
@@ -85,6 +90,28 @@ fn alternatives(pat: &Pat, kind: &RequestKind, src: &Source) -> Result<Vec<Takes
             "the pattern `{}` has no `Answer` equivalent the port can prove",
             src.text_of(pat)
         ))),
+    }
+}
+
+/// A URL elicitation answered `Ok(action)`: each action is its `Answer`; an error is one the
+/// runtime never hands the handler.
+fn url_alternative(variant: &str, inner: &Pat) -> Takes {
+    let action = match inner {
+        Pat::Path(p) => last_segment(&p.path),
+        Pat::Ident(i) if i.subpat.is_none() => i.ident.to_string(),
+        Pat::Wild(_) => "_".into(),
+        _ => String::new(),
+    };
+    match (variant, action.as_str()) {
+        ("Ok", "Accept") => Takes::Accept {
+            inner: "()".into(),
+            total: true,
+        },
+        ("Ok", "Decline") => Takes::Decline,
+        ("Ok", "Cancel") => Takes::Cancel,
+        ("Ok", "_") => Takes::Everything,
+        ("Err", _) => Takes::Unreachable,
+        _ => Takes::Unmapped,
     }
 }
 
@@ -229,11 +256,17 @@ pub fn map_match(
                 }
                 Takes::NoContent => no_content_arms.push(index),
                 Takes::Unreachable => {}
+                Takes::Unmapped => {
+                    return Err(Unmappable(format!(
+                        "the pattern `{}` has no `Answer` equivalent the port can prove",
+                        src.text_of(&arm.pat)
+                    )));
+                }
             }
         }
         if everything {
             mapped.push(MappedArm {
-                pattern: Some(src.text_of(&arm.pat).to_string()),
+                pattern: Some("_".into()),
             });
             if !guarded {
                 claimed.extend([Variant::Accept, Variant::Decline, Variant::Cancel]);
@@ -333,6 +366,12 @@ pub fn map_single(pat: &Pat, kind: &RequestKind, src: &Source) -> Result<String,
             }
             Takes::NoContent => no_content = true,
             Takes::Unreachable => {}
+            Takes::Unmapped => {
+                return Err(Unmappable(format!(
+                    "the pattern `{}` has no `Answer` equivalent the port can prove",
+                    src.text_of(pat)
+                )));
+            }
         }
     }
     if no_content && !cancel {

@@ -30,6 +30,11 @@ impl<'a> Scanner<'a> {
             }
             RequestKind::Sample => format!("sample({})", self.src.text_of(&call.args[0])),
             RequestKind::Roots => "roots()".into(),
+            RequestKind::ElicitUrl => format!(
+                "elicit_url({}, {})",
+                self.src.text_of(&call.args[0]),
+                self.src.text_of(&call.args[1])
+            ),
         }
     }
 
@@ -47,6 +52,9 @@ impl<'a> Scanner<'a> {
             RequestKind::Elicit { .. } => format!(
                 "match {ask} {{\n{indent}    Answer::Accept(value) => Ok(Some(value)),\n{indent}    Answer::Decline => Err(rmcp::service::ElicitationError::UserDeclined),\n{indent}    Answer::Cancel => Err(rmcp::service::ElicitationError::UserCancelled),\n{indent}}}"
             ),
+            RequestKind::ElicitUrl => format!(
+                "match {ask} {{\n{indent}    Answer::Accept(()) => Ok::<_, rmcp::service::ElicitationError>(rmcp::model::ElicitationAction::Accept),\n{indent}    Answer::Decline => Ok(rmcp::model::ElicitationAction::Decline),\n{indent}    Answer::Cancel => Ok(rmcp::model::ElicitationAction::Cancel),\n{indent}}}"
+            ),
             _ => format!(
                 "match {ask} {{\n{indent}    Answer::Accept(value) => Ok(value),\n{indent}    Answer::Decline | Answer::Cancel => Err(rmcp::ServiceError::Cancelled {{\n{indent}        reason: Some(\"the client declined the request\".into()),\n{indent}    }}),\n{indent}}}"
             ),
@@ -59,6 +67,7 @@ impl<'a> Scanner<'a> {
             (_, RequestKind::Elicit { ty }) => super::keys::snake(ty),
             (_, RequestKind::Sample) => "sampled".into(),
             (_, RequestKind::Roots) => "roots".into(),
+            (_, RequestKind::ElicitUrl) => "opened".into(),
         };
         self.keys.fresh(&base)
     }

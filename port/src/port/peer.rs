@@ -117,6 +117,8 @@ pub enum RequestKind {
     Sample,
     /// `peer.list_roots()`: `Result<ListRootsResult, ServiceError>`.
     Roots,
+    /// `peer.elicit_url(message, url, id)`: `Result<ElicitationAction, ElicitationError>`.
+    ElicitUrl,
 }
 
 pub struct Request<'a> {
@@ -130,7 +132,7 @@ pub fn unsupported_request(method: &str) -> Option<&'static str> {
         "create_elicitation" => {
             "write `ask!(key: elicit_with_schema::<T>(message, schema))` (or `elicit::<T>` with `#[derive(mrtr::Elicit)]`) and map its `Answer` arms"
         }
-        "elicit_url" | "elicit_url_with_timeout" => {
+        "elicit_url_with_timeout" => {
             "write `ask!(key: elicit_url(message, url))`; it yields `Answer<()>` (no elicitation id: the runtime makes one)"
         }
         "elicit_with_timeout" => {
@@ -166,6 +168,7 @@ impl PeerNames {
             }
             "create_message" if call.args.len() == 1 => RequestKind::Sample,
             "list_roots" if call.args.is_empty() => RequestKind::Roots,
+            "elicit_url" if call.args.len() == 3 => RequestKind::ElicitUrl,
             _ => return None,
         };
         Some(Request { kind, call })
@@ -174,7 +177,10 @@ impl PeerNames {
     /// A request sent through the peer that is not one the port rewrites (yet): reported.
     pub fn is_any_request(&self, call: &syn::ExprMethodCall) -> bool {
         let method = call.method.to_string();
-        let known = matches!(method.as_str(), "elicit" | "create_message" | "list_roots");
+        let known = matches!(
+            method.as_str(),
+            "elicit" | "create_message" | "list_roots" | "elicit_url"
+        );
         (known || unsupported_request(&method).is_some()) && self.root_of(&call.receiver).is_some()
     }
 }

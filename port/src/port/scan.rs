@@ -125,6 +125,13 @@ impl<'a> Scanner<'a> {
                 .elicited
                 .push((ty.clone(), range(request.call).start));
         }
+        if request.kind == RequestKind::ElicitUrl {
+            self.out.notes.push(Manual {
+                offset: range(request.call).start,
+                what: "the URL elicitation's id argument is dropped: on 2026-07-28 the answer comes back with the retry, keyed by the ask".into(),
+                suggestion: "if the server used that id elsewhere (a completion notification), remove that use".into(),
+            });
+        }
         if request.kind == RequestKind::Roots {
             self.out.notes.push(Manual {
                 offset: range(request.call).start,
