@@ -14,6 +14,7 @@ use crate::source::{Source, range};
 
 /// The names a port can make unused: everything else the port leaves alone.
 const RETIRED: &[&str] = &[
+    "ElicitRequestParams",
     "ElicitationAction",
     "ElicitationError",
     "ElicitationMode",

@@ -52,6 +52,12 @@ enum Takes {
 pub struct Unmappable(pub String);
 
 fn alternatives(pat: &Pat, kind: &RequestKind, src: &Source) -> Result<Vec<Takes>, Unmappable> {
+    if matches!(kind, RequestKind::ElicitSchema { .. }) {
+        // The legacy result is a struct (`ElicitResult`), read by field: it stays, rebuilt.
+        return Err(Unmappable(
+            "`create_elicitation` answers an `ElicitResult`, read by its fields".into(),
+        ));
+    }
     let elicit = matches!(kind, RequestKind::Elicit { .. });
     match pat {
         Pat::Wild(_) => Ok(vec![Takes::Everything]),

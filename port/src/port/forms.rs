@@ -35,6 +35,19 @@ impl<'a> Scanner<'a> {
                 self.src.text_of(&call.args[0]),
                 self.src.text_of(&call.args[1])
             ),
+            RequestKind::ElicitSchema { message, schema } => {
+                // `message: "..".into()` named a `String` field; the builder takes
+                // `impl Into<String>`, where the `.into()` would leave the type open.
+                let message = match message {
+                    Expr::MethodCall(m) if m.method == "into" && m.args.is_empty() => &*m.receiver,
+                    other => other,
+                };
+                format!(
+                    "elicit_with_schema::<serde_json::Value>({}, serde_json::to_value(&{}).expect(\"an elicitation schema serializes\"))",
+                    self.src.text_of(message),
+                    self.src.text_of(schema)
+                )
+            }
         }
     }
 
@@ -52,6 +65,9 @@ impl<'a> Scanner<'a> {
             RequestKind::Elicit { .. } => format!(
                 "match {ask} {{\n{indent}    Answer::Accept(value) => Ok(Some(value)),\n{indent}    Answer::Decline => Err(rmcp::service::ElicitationError::UserDeclined),\n{indent}    Answer::Cancel => Err(rmcp::service::ElicitationError::UserCancelled),\n{indent}}}"
             ),
+            RequestKind::ElicitSchema { .. } => format!(
+                "match {ask} {{\n{indent}    Answer::Accept(content) => Ok::<_, rmcp::ServiceError>(\n{indent}        rmcp::model::ElicitResult::new(rmcp::model::ElicitationAction::Accept).with_content(content),\n{indent}    ),\n{indent}    Answer::Decline => Ok(rmcp::model::ElicitResult::new(rmcp::model::ElicitationAction::Decline)),\n{indent}    Answer::Cancel => Ok(rmcp::model::ElicitResult::new(rmcp::model::ElicitationAction::Cancel)),\n{indent}}}"
+            ),
             RequestKind::ElicitUrl => format!(
                 "match {ask} {{\n{indent}    Answer::Accept(()) => Ok::<_, rmcp::service::ElicitationError>(rmcp::model::ElicitationAction::Accept),\n{indent}    Answer::Decline => Ok(rmcp::model::ElicitationAction::Decline),\n{indent}    Answer::Cancel => Ok(rmcp::model::ElicitationAction::Cancel),\n{indent}}}"
             ),
@@ -68,6 +84,7 @@ impl<'a> Scanner<'a> {
             (_, RequestKind::Sample) => "sampled".into(),
             (_, RequestKind::Roots) => "roots".into(),
             (_, RequestKind::ElicitUrl) => "opened".into(),
+            (_, RequestKind::ElicitSchema { .. }) => "form".into(),
         };
         self.keys.fresh(&base)
     }

@@ -68,6 +68,25 @@ impl PeerNames {
     }
 }
 
+/// `ElicitRequestParams::FormElicitationParams { message, requested_schema, .. }` written out
+/// at the call: its message and schema. Params built elsewhere are not followed.
+fn form_params(arg: &Expr) -> Option<RequestKind> {
+    let Expr::Struct(lit) = arg else { return None };
+    if lit.path.segments.last()?.ident != "FormElicitationParams" {
+        return None;
+    }
+    let field = |name: &str| {
+        lit.fields.iter().find_map(|f| match &f.member {
+            syn::Member::Named(n) if n == name => Some(f.expr.clone()),
+            _ => None,
+        })
+    };
+    Some(RequestKind::ElicitSchema {
+        message: field("message")?,
+        schema: field("requested_schema")?,
+    })
+}
+
 pub fn single_ident(path: &syn::Path) -> Option<String> {
     (path.leading_colon.is_none()
         && path.segments.len() == 1
@@ -119,6 +138,9 @@ pub enum RequestKind {
     Roots,
     /// `peer.elicit_url(message, url, id)`: `Result<ElicitationAction, ElicitationError>`.
     ElicitUrl,
+    /// `peer.create_elicitation(ElicitRequestParams::FormElicitationParams { message,
+    /// requested_schema, .. })`: `Result<ElicitResult, ServiceError>`, a hand-built schema.
+    ElicitSchema { message: Expr, schema: Expr },
 }
 
 pub struct Request<'a> {
@@ -130,7 +152,7 @@ pub struct Request<'a> {
 pub fn unsupported_request(method: &str) -> Option<&'static str> {
     Some(match method {
         "create_elicitation" => {
-            "write `ask!(key: elicit_with_schema::<T>(message, schema))` (or `elicit::<T>` with `#[derive(mrtr::Elicit)]`) and map its `Answer` arms"
+            "write the params at the call as `ElicitRequestParams::FormElicitationParams { .. }` and run the port again, or write `ask!(key: elicit_with_schema::<T>(message, schema))` (or `elicit::<T>` with `#[derive(mrtr::Elicit)]`) and map its `Answer` arms"
         }
         "elicit_url_with_timeout" => {
             "write `ask!(key: elicit_url(message, url))`; it yields `Answer<()>` (no elicitation id: the runtime makes one)"
@@ -169,6 +191,7 @@ impl PeerNames {
             "create_message" if call.args.len() == 1 => RequestKind::Sample,
             "list_roots" if call.args.is_empty() => RequestKind::Roots,
             "elicit_url" if call.args.len() == 3 => RequestKind::ElicitUrl,
+            "create_elicitation" if call.args.len() == 1 => form_params(&call.args[0])?,
             _ => return None,
         };
         Some(Request { kind, call })
