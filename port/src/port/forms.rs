@@ -38,14 +38,14 @@ impl<'a> Scanner<'a> {
             RequestKind::ElicitSchema { message, schema } => {
                 // `message: "..".into()` named a `String` field; the builder takes
                 // `impl Into<String>`, where the `.into()` would leave the type open.
-                let message = match message {
+                let message = match &**message {
                     Expr::MethodCall(m) if m.method == "into" && m.args.is_empty() => &*m.receiver,
                     other => other,
                 };
                 format!(
                     "elicit_with_schema::<serde_json::Value>({}, serde_json::to_value(&{}).expect(\"an elicitation schema serializes\"))",
                     self.src.text_of(message),
-                    self.src.text_of(schema)
+                    self.src.text_of(&**schema)
                 )
             }
         }

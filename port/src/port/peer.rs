@@ -82,8 +82,8 @@ fn form_params(arg: &Expr) -> Option<RequestKind> {
         })
     };
     Some(RequestKind::ElicitSchema {
-        message: field("message")?,
-        schema: field("requested_schema")?,
+        message: Box::new(field("message")?),
+        schema: Box::new(field("requested_schema")?),
     })
 }
 
@@ -140,7 +140,10 @@ pub enum RequestKind {
     ElicitUrl,
     /// `peer.create_elicitation(ElicitRequestParams::FormElicitationParams { message,
     /// requested_schema, .. })`: `Result<ElicitResult, ServiceError>`, a hand-built schema.
-    ElicitSchema { message: Expr, schema: Expr },
+    ElicitSchema {
+        message: Box<Expr>,
+        schema: Box<Expr>,
+    },
 }
 
 pub struct Request<'a> {
