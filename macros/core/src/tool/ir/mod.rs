@@ -220,6 +220,9 @@ pub struct Construct {
     pub live_head: Live,
 }
 
+// Sizes swing with proc-macro2's `span-locations` (which `mrtr-port` turns on in the
+// workspace): a few of these live per handler, at compile time, so boxing buys nothing.
+#[allow(clippy::large_enum_variant)]
 pub enum ConstructKind {
     If {
         branches: Vec<(Expr, FrameId)>,
@@ -280,6 +283,9 @@ pub struct Jump {
     pub inner_names: Vec<String>,
 }
 
+// Sizes swing with proc-macro2's `span-locations` (which `mrtr-port` turns on in the
+// workspace): a few of these live per handler, at compile time, so boxing buys nothing.
+#[allow(clippy::large_enum_variant)]
 pub enum JumpKind {
     Break(Option<Expr>),
     Continue,
