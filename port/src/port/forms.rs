@@ -9,7 +9,7 @@ use syn::{Expr, Local, Pat, Stmt};
 
 use super::arms::{self, Unmappable};
 use super::peer::{Request, RequestKind};
-use super::scan::{Manual, Scanner, Site, key_of};
+use super::scan::{Manual, Scanner, Site, key_of, strip_type};
 use crate::source::range;
 
 impl<'a> Scanner<'a> {
@@ -473,13 +473,6 @@ impl<'a> Scanner<'a> {
 
 pub(super) fn ends_in_return(block: &syn::Block) -> bool {
     matches!(block.stmts.last(), Some(Stmt::Expr(Expr::Return(_), _)))
-}
-
-pub(super) fn strip_type(pat: &Pat) -> &Pat {
-    match pat {
-        Pat::Type(t) => &t.pat,
-        p => p,
-    }
 }
 
 /// The first name a pattern binds (`Ok(Some(target))` → `target`), for a key.

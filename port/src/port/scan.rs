@@ -7,7 +7,6 @@ use std::ops::Range;
 use syn::visit::{self, Visit};
 use syn::{Expr, Local, Pat, Stmt};
 
-use super::forms::strip_type;
 use super::keys::Keys;
 use super::peer::{PeerNames, Request, RequestKind, unsupported_request};
 use super::probe;
@@ -464,5 +463,13 @@ impl<'a> Scanner<'a> {
             Expr::MethodCall(m) => m.args.iter().for_each(|a| self.visit_expr(a)),
             _ => {}
         }
+    }
+}
+
+/// The pattern under a type ascription (`let x: T = ..` → `x`).
+pub(super) fn strip_type(pat: &Pat) -> &Pat {
+    match pat {
+        Pat::Type(t) => &t.pat,
+        p => p,
     }
 }
