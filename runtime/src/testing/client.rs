@@ -21,6 +21,7 @@ use rmcp::service::{RequestContext, RoleClient};
 use serde_json::{Value, json};
 
 use super::legacy_names::LegacyNames;
+pub use super::received::Received;
 
 /// Which client capabilities the scripted client declares (at `initialize` on a legacy
 /// session, in every request's `_meta` on 2026-07-28).
@@ -237,24 +238,6 @@ pub const ELICIT: &str = "elicitation/create";
 pub const SAMPLE: &str = "sampling/createMessage";
 /// The method name of a roots request.
 pub const ROOTS: &str = "roots/list";
-
-/// One request the client received.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Received {
-    /// `elicitation/create`, `sampling/createMessage` or `roots/list`.
-    pub method: &'static str,
-    /// The `inputRequests` key on 2026-07-28 (rmcp passes it as the request id); `None` for a
-    /// real server-initiated request on a legacy session.
-    pub key: Option<String>,
-    /// The ask key the script answered this request as: the wire key on 2026-07-28; on a legacy
-    /// session the key the client named the live request with (see the module docs), if any.
-    pub ask_key: Option<String>,
-    /// The elicitation message, or every sampling message text and the system prompt joined by
-    /// newlines; empty for roots.
-    pub text: String,
-    /// The request's params as the client saw them.
-    pub params: Value,
-}
 
 struct Script {
     caps: Caps,

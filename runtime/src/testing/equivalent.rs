@@ -19,7 +19,8 @@ use proptest::test_runner::{Config, RngAlgorithm, TestCaseError, TestError, Test
 use rmcp::service::{RoleServer, Service};
 use serde_json::Value;
 
-use super::client::{Caps, ELICIT, Received, Reply, ScriptedClient, lock};
+use super::client::{Caps, ELICIT, Reply, ScriptedClient, lock};
+use super::received::Received;
 use super::run::{Both, run, run_fresh};
 use super::schema_values::generated_reply;
 use super::server::Effects;

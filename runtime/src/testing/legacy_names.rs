@@ -15,7 +15,7 @@
 //!
 //! Otherwise the request stays unnamed and only text rules can answer it.
 
-use super::client::Received;
+use super::received::Received;
 
 #[derive(Clone, Debug, Default)]
 pub(super) struct LegacyNames {

@@ -135,6 +135,7 @@ pub mod client;
 pub mod equivalent;
 pub mod hostile;
 mod legacy_names;
+mod received;
 pub mod run;
 pub mod runtime;
 pub mod schema_values;
