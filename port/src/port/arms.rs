@@ -167,6 +167,18 @@ fn error_alternative(inner: &Pat, elicit: bool) -> Takes {
     }
 }
 
+/// The first arm that takes any error (`Err(_)`, `Err(e)`, `_`): where a legacy client
+/// without the capability ended up. Its offset.
+pub fn catch_all_error(arms: &[syn::Arm], kind: &RequestKind, src: &Source) -> Option<usize> {
+    arms.iter().find_map(|arm| {
+        let takes = alternatives(&arm.pat, kind, src).ok()?;
+        takes
+            .iter()
+            .any(|t| matches!(t, Takes::AnyError { .. } | Takes::Everything))
+            .then(|| range(&arm.pat).start)
+    })
+}
+
 /// `Err(ElicitationError::CapabilityNotSupported)`, alone in its arm.
 pub fn is_capability_arm(pat: &Pat) -> bool {
     match pat {

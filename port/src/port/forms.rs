@@ -215,6 +215,25 @@ impl<'a> Scanner<'a> {
         };
         let key = self.key_for(hint, &request.kind);
         let at = range(&*m.expr);
+        // A catch-all error arm used to take "the client cannot do this" too; now the runtime
+        // answers such a client -32021 before any arm runs. Said, unless the function already
+        // checks the capability or an explicit capability arm became that check.
+        if capability_check.is_none()
+            && self.out.probes.is_empty()
+            && let Some(offset) = arms::catch_all_error(&m.arms, &request.kind, self.src)
+        {
+            let check = match request.kind {
+                RequestKind::Sample => "sampling()",
+                RequestKind::Roots => "roots()",
+                RequestKind::ElicitUrl => "elicitation_url()",
+                _ => "elicitation_form()",
+            };
+            self.out.notes.push(Manual {
+                offset,
+                what: format!("clients without the capability `{key}` needs used to reach this arm; they now get -32021 before any arm runs"),
+                suggestion: format!("if this arm was their fallback, test `caps.{check}` before the ask and take it there"),
+            });
+        }
         let mut edits = vec![(at.clone(), self.ask_text(&key, &request))];
         edits.extend(capability_check);
         edits.extend(self.arm_edits(m, &mapped));
