@@ -219,20 +219,9 @@ impl<'a> Scanner<'a> {
         // answers such a client -32021 before any arm runs. Said, unless the function already
         // checks the capability or an explicit capability arm became that check.
         if capability_check.is_none()
-            && self.out.probes.is_empty()
             && let Some(offset) = arms::catch_all_error(&m.arms, &request.kind, self.src)
         {
-            let check = match request.kind {
-                RequestKind::Sample => "sampling()",
-                RequestKind::Roots => "roots()",
-                RequestKind::ElicitUrl => "elicitation_url()",
-                _ => "elicitation_form()",
-            };
-            self.out.notes.push(Manual {
-                offset,
-                what: format!("clients without the capability `{key}` needs used to reach this arm; they now get -32021 before any arm runs"),
-                suggestion: format!("if this arm was their fallback, test `caps.{check}` before the ask and take it there"),
-            });
+            self.note_capability_fallback(&key, &request.kind, offset);
         }
         let mut edits = vec![(at.clone(), self.ask_text(&key, &request))];
         edits.extend(capability_check);
@@ -314,6 +303,26 @@ impl<'a> Scanner<'a> {
         }
     }
 
+    /// Where a legacy client without the capability ended up (a catch-all arm, an `else`):
+    /// it now gets -32021 before the handler sees anything. Said, unless the function already
+    /// checks the capability.
+    fn note_capability_fallback(&mut self, key: &str, kind: &RequestKind, offset: usize) {
+        if !self.out.probes.is_empty() {
+            return;
+        }
+        let check = match kind {
+            RequestKind::Sample => "sampling()",
+            RequestKind::Roots => "roots()",
+            RequestKind::ElicitUrl => "elicitation_url()",
+            _ => "elicitation_form()",
+        };
+        self.out.notes.push(Manual {
+            offset,
+            what: format!("clients without the capability `{key}` needs used to reach this code; they now get -32021 before the handler sees the answer"),
+            suggestion: format!("if this was their fallback, test `caps.{check}` before the ask and take it there"),
+        });
+    }
+
     pub(super) fn if_let_form(
         &mut self,
         i: &'a syn::ExprIf,
@@ -331,6 +340,11 @@ impl<'a> Scanner<'a> {
             ],
             Err(_) => vec![(at.clone(), self.adapter_text(&key, &request, at.start))],
         };
+        let fallback = match &i.else_branch {
+            Some((token, _)) => token.span.byte_range().start,
+            None => range(i).start,
+        };
+        self.note_capability_fallback(&key, &request.kind, fallback);
         let adapted = edits.len() == 1;
         let site = Site {
             key,
@@ -368,6 +382,7 @@ impl<'a> Scanner<'a> {
                 ],
                 Err(_) => vec![(at.clone(), self.adapter_text(&key, &request, at.start))],
             };
+            self.note_capability_fallback(&key, &request.kind, range(&**diverge).start);
             let adapted = edits.len() == 1;
             self.record_site(
                 &request,
