@@ -359,3 +359,41 @@ fn the_whole_corpus_in_one_run_ports_each_file_as_alone() {
         );
     }
 }
+
+#[test]
+fn a_request_on_a_peer_the_port_cannot_trace_is_reported_not_skipped() {
+    let tool = r#"use rmcp::model::CallToolResult;
+use rmcp::{ErrorData, Peer, RoleServer, tool, tool_router};
+
+pub struct State {
+    pub peer: Peer<RoleServer>,
+}
+
+pub struct Server {
+    pub state: State,
+}
+
+#[tool_router]
+impl Server {
+    #[tool(description = "asks through a peer kept in a struct")]
+    async fn roots(&self) -> Result<CallToolResult, ErrorData> {
+        let roots = self.state.peer.list_roots().await;
+        Ok(CallToolResult::success(vec![rmcp::model::ContentBlock::text(format!("{}", roots.is_ok()))]))
+    }
+}
+"#;
+    let dir = scratch(&[("tool.rs", tool.to_owned())]);
+    let out = run(dir.path(), &["--no-manifest", "src/tool.rs"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("src/tool.rs:16:")
+            && stderr(&out).contains("`self.state.peer.list_roots(..)` looks like a client request on a peer the port does not trace"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(
+        read(dir.path(), "src/tool.rs"),
+        tool,
+        "nothing was rewritten"
+    );
+}

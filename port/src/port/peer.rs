@@ -200,6 +200,17 @@ impl PeerNames {
         Some(Request { kind, call })
     }
 
+    /// A request-named call (`.elicit::<T>(..)`, `.create_message(..)`, ...) on a receiver
+    /// that mentions a peer the port cannot trace to the request's: reported, not skipped.
+    pub fn is_unrecognised_request(&self, call: &syn::ExprMethodCall) -> bool {
+        let method = call.method.to_string();
+        let request_named = matches!(
+            method.as_str(),
+            "elicit" | "create_message" | "list_roots" | "elicit_url" | "create_elicitation"
+        ) || unsupported_request(&method).is_some();
+        request_named && self.root_of(&call.receiver).is_none() && mentions_peer(&call.receiver)
+    }
+
     /// A request sent through the peer that is not one the port rewrites (yet): reported.
     pub fn is_any_request(&self, call: &syn::ExprMethodCall) -> bool {
         let method = call.method.to_string();
@@ -208,5 +219,25 @@ impl PeerNames {
             "elicit" | "create_message" | "list_roots" | "elicit_url"
         );
         (known || unsupported_request(&method).is_some()) && self.root_of(&call.receiver).is_some()
+    }
+}
+
+/// Whether an expression names a `peer` anywhere in its path (`self.state.peer`,
+/// `ctx.inner.peer()`): what a user's own `create_message` on another type does not.
+fn mentions_peer(expr: &Expr) -> bool {
+    match expr {
+        Expr::Path(p) => p
+            .path
+            .segments
+            .iter()
+            .any(|s| s.ident.to_string().contains("peer")),
+        Expr::Field(f) => {
+            matches!(&f.member, syn::Member::Named(name) if name.to_string().contains("peer"))
+                || mentions_peer(&f.base)
+        }
+        Expr::MethodCall(m) => m.method.to_string().contains("peer") || mentions_peer(&m.receiver),
+        Expr::Reference(r) => mentions_peer(&r.expr),
+        Expr::Paren(p) => mentions_peer(&p.expr),
+        _ => false,
     }
 }

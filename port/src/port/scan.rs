@@ -273,6 +273,21 @@ impl<'a> Visit<'a> for Scanner<'a> {
     }
 
     fn visit_expr_method_call(&mut self, call: &'a syn::ExprMethodCall) {
+        if !self.handled.contains(&key_of(&range(call))) && self.names.is_unrecognised_request(call)
+        {
+            // Never silently left legacy: a client request on a receiver the port does not
+            // trace to the peer (`self.state.peer`, a peer in a struct) is named in the report.
+            let receiver: String = self
+                .src
+                .text_of(&*call.receiver)
+                .split_whitespace()
+                .collect();
+            self.manual(
+                range(&call.method).start,
+                format!("`{receiver}.{}(..)` looks like a client request on a peer the port does not trace (only a `Peer<RoleServer>` parameter, `context.peer`, `self.peer` and their clones are)", call.method),
+                "pass the peer to this function as a `Peer<RoleServer>` (or `RequestContext<RoleServer>`) parameter and run the port again, or write the `ask!` by hand",
+            );
+        }
         if !self.handled.contains(&key_of(&range(call))) && self.names.is_any_request(call) {
             let method = call.method.to_string();
             let offset = range(&call.method).start;
