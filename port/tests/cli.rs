@@ -367,6 +367,7 @@ use rmcp::{ErrorData, Peer, RoleServer, tool, tool_router};
 
 pub struct State {
     pub peer: Peer<RoleServer>,
+    pub client: Peer<RoleServer>,
 }
 
 pub struct Server {
@@ -378,6 +379,7 @@ impl Server {
     #[tool(description = "asks through a peer kept in a struct")]
     async fn roots(&self) -> Result<CallToolResult, ErrorData> {
         let roots = self.state.peer.list_roots().await;
+        let _asked = self.state.client.elicit::<String>("name?".to_owned()).await;
         Ok(CallToolResult::success(vec![rmcp::model::ContentBlock::text(format!("{}", roots.is_ok()))]))
     }
 }
@@ -386,7 +388,7 @@ impl Server {
     let out = run(dir.path(), &["--no-manifest", "src/tool.rs"]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(
-        stderr(&out).contains("src/tool.rs:16:")
+        stderr(&out).contains("src/tool.rs:17:")
             && stderr(&out).contains("`self.state.peer.list_roots(..)` looks like a client request on a peer the port does not trace"),
         "{}",
         stderr(&out)

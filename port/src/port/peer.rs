@@ -200,15 +200,21 @@ impl PeerNames {
         Some(Request { kind, call })
     }
 
-    /// A request-named call (`.elicit::<T>(..)`, `.create_message(..)`, ...) on a receiver
-    /// that mentions a peer the port cannot trace to the request's: reported, not skipped.
+    /// A request-named call on a receiver the port cannot trace to the request's peer: any
+    /// elicitation, and `.create_message(..)` / `.list_roots()` on a receiver naming a peer.
+    /// Reported, not skipped.
     pub fn is_unrecognised_request(&self, call: &syn::ExprMethodCall) -> bool {
         let method = call.method.to_string();
         let request_named = matches!(
             method.as_str(),
             "elicit" | "create_message" | "list_roots" | "elicit_url" | "create_elicitation"
         ) || unsupported_request(&method).is_some();
-        request_named && self.root_of(&call.receiver).is_none() && mentions_peer(&call.receiver)
+        // The elicitation names are rmcp's own; `create_message`/`list_roots` are common
+        // enough elsewhere that only a receiver naming a peer counts.
+        let elicitation = method.starts_with("elicit") || method == "create_elicitation";
+        request_named
+            && self.root_of(&call.receiver).is_none()
+            && (elicitation || mentions_peer(&call.receiver))
     }
 
     /// A request sent through the peer that is not one the port rewrites (yet): reported.
