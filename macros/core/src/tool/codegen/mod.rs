@@ -216,6 +216,21 @@ impl Gen<'_> {
                 ),
             ),
         };
+        // A body whose every site enters a helper never waits for a legacy client itself: a
+        // callee asks live inside its own machine and only suspends on 2026-07-28 (were one to
+        // suspend live, `suspend` refuses it). No live round, no second `.await` to compile.
+        if self.body.sites.iter().all(|s| s.helper().is_some()) {
+            return quote! {
+                let mut __mrtr_pc: u32 = #restore;
+                let __mrtr_step: usize = '__mrtr_dispatch: loop {
+                    match __mrtr_pc {
+                        #(#arms)*
+                        #no_arm
+                    }
+                };
+                return #suspend;
+            };
+        }
         quote! {
             let mut __mrtr_pc: u32 = #restore;
             loop {
