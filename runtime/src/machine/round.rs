@@ -223,7 +223,7 @@ impl Io {
     /// The arm of step `step` (its index in the handler's steps), where a legacy round goes on
     /// once the client has answered.
     pub fn resume_pc(&self, step: usize) -> u32 {
-        self.handler.steps.get(step).map_or(u32::MAX, |s| s.pc)
+        self.resume_pc_in(self.handler, step)
     }
 
     /// The step of a helper: where its body goes on once a legacy client has answered.
@@ -398,13 +398,7 @@ impl Io {
                 "mrtr lowering bug: no step {step}"
             )));
         };
-        // The token holds the carried bytes base64-encoded: once they alone are past the cap,
-        // stop saving instead of encoding the remaining locals.
-        let cap = match &self.mode {
-            Mode::Modern { runtime, .. } => runtime.sealer.max_bytes(),
-            Mode::Live { .. } => usize::MAX,
-        };
-        let carried = match save_carried(slots, info, cap) {
+        let carried = match save_carried(slots, info, self.carried_cap()) {
             Ok(carried) => carried,
             Err(error) => return Flow::Fail(error),
         };
@@ -431,6 +425,16 @@ impl Io {
 }
 
 impl Io {
+    /// The token holds the carried bytes base64-encoded: once they alone are past the sealer's
+    /// cap, saving stops instead of encoding the remaining locals (a handler's step and a
+    /// helper's frame alike).
+    fn carried_cap(&self) -> usize {
+        match &self.mode {
+            Mode::Modern { runtime, .. } => runtime.sealer.max_bytes(),
+            Mode::Live { .. } => usize::MAX,
+        }
+    }
+
     /// A helper's [`suspend`](Self::suspend): the frame its caller carries, for the helper's
     /// step `step`. The round goes on in the caller, which suspends at its own call site.
     pub fn suspend_frame<T>(
@@ -446,11 +450,7 @@ impl Io {
                 helper.path
             )));
         };
-        let cap = match &self.mode {
-            Mode::Modern { runtime, .. } => runtime.sealer.max_bytes(),
-            Mode::Live { .. } => usize::MAX,
-        };
-        match save_carried(slots, info, cap) {
+        match save_carried(slots, info, self.carried_cap()) {
             Ok(carried) => Poll::Suspend(Frame::new(
                 step as u32,
                 step_fingerprint(info.layout, slots, info.mask),

@@ -313,11 +313,7 @@ fn emit(method: &ImplItemFn, params: &[Param], ret: &Type, machine: &Gen<'_>) ->
     let lowered_ty = machine.returns.lowered_helper(ret);
     let table = table(machine, name);
     let body = machine.body_tokens(None);
-    let lints = method.attrs.iter().filter(|attr| {
-        ["allow", "warn", "deny", "forbid"]
-            .iter()
-            .any(|lint| attr.path().is_ident(lint))
-    });
+    let lints = interface::lint_levels(method);
     let generic_params = &generics.params;
     let run_fn = quote_spanned! {name.span()=>
         #[doc(hidden)]

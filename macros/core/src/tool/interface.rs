@@ -183,12 +183,7 @@ fn body_fn(handler: &Handler<'_>, machine: &Gen<'_>) -> TokenStream {
             quote!(#t)
         }
     });
-    // The user's code lives in the body: their lint levels belong there too.
-    let lints = method.attrs.iter().filter(|attr| {
-        ["allow", "warn", "deny", "forbid"]
-            .iter()
-            .any(|lint| attr.path().is_ident(lint))
-    });
+    let lints = lint_levels(method);
     let handler_const = handler_const(name);
     let lowered = machine.body_tokens(Some(
         quote!(__mrtr_call.open(const { &Self::#handler_const }).await),
@@ -202,6 +197,16 @@ fn body_fn(handler: &Handler<'_>, machine: &Gen<'_>) -> TokenStream {
             #lowered
         }
     }
+}
+
+/// The method's lint-level attributes: the user's code lives in the lowered body, so their
+/// lint levels belong there too.
+pub(super) fn lint_levels(method: &ImplItemFn) -> impl Iterator<Item = &syn::Attribute> {
+    method.attrs.iter().filter(|attr| {
+        ["allow", "warn", "deny", "forbid"]
+            .iter()
+            .any(|lint| attr.path().is_ident(lint))
+    })
 }
 
 /// `<NAME>_STEPS` and `<NAME>_HANDLER`: the handler's resume steps and static facts.

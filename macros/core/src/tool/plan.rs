@@ -39,6 +39,8 @@ pub struct Plan {
     pub typed_by_ask: BTreeSet<BindingId>,
     /// Parameters taken again from the request in each arm instead of parked (`params.rs`).
     pub refilled: Vec<Refilled>,
+    /// The helper sites, in order: each has a frame slot after the carried locals.
+    pub frames: Vec<SiteId>,
 }
 
 impl Plan {
@@ -60,6 +62,9 @@ pub fn plan(body: &Body, handler: &Handler<'_>) -> Plan {
         start_live,
         typed_by_ask: BTreeSet::new(),
         refilled,
+        frames: (0..body.sites.len())
+            .filter(|&s| body.sites[s].helper().is_some())
+            .collect(),
     };
     walk(body, ROOT, &mut plan);
     plan.slotted.extend(plan.start_live.iter().copied());

@@ -111,15 +111,9 @@ impl Gen<'_> {
     pub(super) fn helper_call(key: &Ident) -> Ident {
         format_ident!("__mrtr_h_{}", key)
     }
-    /// The helper sites, in order: each has a frame slot after the carried locals.
-    pub(super) fn frame_sites(&self) -> Vec<SiteId> {
-        (0..self.body.sites.len())
-            .filter(|&s| self.body.sites[s].helper().is_some())
-            .collect()
-    }
     /// Slots in the carried tuple: the carried locals, then one frame per helper site.
     pub(super) fn carried_count(&self) -> usize {
-        self.plan.carried.len() + self.frame_sites().len()
+        self.plan.carried.len() + self.plan.frames.len()
     }
     /// The program counter's value for an arm: its index, as a literal (a named constant or an
     /// enum per arm would be more items for rustc to check, in every handler).
@@ -188,7 +182,7 @@ impl Gen<'_> {
                 __mrtr_io.restore_frame(const { &#table }, __mrtr_fresh, __mrtr_frame, &mut __mrtr_c, #start)
             },
         });
-        let arms = self.plan.arms.iter().map(|&arm| self.arm(arm));
+        let arms: Vec<TokenStream> = self.plan.arms.iter().map(|&arm| self.arm(arm)).collect();
         let no_arm = self.fail(quote!(#rt::no_arm()));
         let no_arm = quote!(_ => #no_arm,);
         if self.body.sites.is_empty() {
@@ -201,20 +195,21 @@ impl Gen<'_> {
                 }
             };
         }
-        let ask_live = self.attempt(quote!(__mrtr_io.ask_live().await));
-        let (resume_pc, suspend) = match &self.machine {
-            Machine::Handler => (
-                quote!(__mrtr_io.resume_pc(__mrtr_step)),
-                quote!(::core::result::Result::Ok(
-                    __mrtr_io.suspend(&mut __mrtr_c, __mrtr_step)
-                )),
+        let suspend = match &self.machine {
+            Machine::Handler => quote!(::core::result::Result::Ok(
+                __mrtr_io.suspend(&mut __mrtr_c, __mrtr_step)
+            )),
+            Machine::Helper { table } => self.returns.suspended(
+                quote!(__mrtr_io.suspend_frame(const { &#table }, &mut __mrtr_c, __mrtr_step)),
             ),
-            Machine::Helper { table } => (
-                quote!(__mrtr_io.resume_pc_in(const { &#table }, __mrtr_step)),
-                self.returns.suspended(
-                    quote!(__mrtr_io.suspend_frame(const { &#table }, &mut __mrtr_c, __mrtr_step)),
-                ),
-            ),
+        };
+        let run_arms = quote! {
+            let __mrtr_step: usize = '__mrtr_dispatch: loop {
+                match __mrtr_pc {
+                    #(#arms)*
+                    #no_arm
+                }
+            };
         };
         // A body whose every site enters a helper never waits for a legacy client itself: a
         // callee asks live inside its own machine and only suspends on 2026-07-28 (were one to
@@ -222,24 +217,21 @@ impl Gen<'_> {
         if self.body.sites.iter().all(|s| s.helper().is_some()) {
             return quote! {
                 let mut __mrtr_pc: u32 = #restore;
-                let __mrtr_step: usize = '__mrtr_dispatch: loop {
-                    match __mrtr_pc {
-                        #(#arms)*
-                        #no_arm
-                    }
-                };
+                #run_arms
                 return #suspend;
             };
         }
+        let ask_live = self.attempt(quote!(__mrtr_io.ask_live().await));
+        let resume_pc = match &self.machine {
+            Machine::Handler => quote!(__mrtr_io.resume_pc(__mrtr_step)),
+            Machine::Helper { table } => {
+                quote!(__mrtr_io.resume_pc_in(const { &#table }, __mrtr_step))
+            }
+        };
         quote! {
             let mut __mrtr_pc: u32 = #restore;
             loop {
-                let __mrtr_step: usize = '__mrtr_dispatch: loop {
-                    match __mrtr_pc {
-                        #(#arms)*
-                        #no_arm
-                    }
-                };
+                #run_arms
                 if __mrtr_io.is_live() {
                     #ask_live;
                     __mrtr_pc = #resume_pc;
@@ -312,11 +304,7 @@ impl Gen<'_> {
             })
             .collect();
         let rt = rt();
-        carried.extend(
-            self.frame_sites()
-                .into_iter()
-                .map(|_| quote!(#rt::frame_slot())),
-        );
+        carried.extend(self.plan.frames.iter().map(|_| quote!(#rt::frame_slot())));
         if carried.len() <= TUPLE {
             quote!((#(#carried,)*))
         } else {

@@ -38,7 +38,8 @@ impl Gen<'_> {
     /// The slot of the callee's frame at a helper site: after the carried locals.
     pub(super) fn frame_slot(&self, site: SiteId) -> TokenStream {
         let index = self
-            .frame_sites()
+            .plan
+            .frames
             .iter()
             .position(|&s| s == site)
             .expect("a helper site has a frame slot");

@@ -22,7 +22,8 @@ impl Gen<'_> {
     /// Bit `i` set for each carried slot `i` the step saves.
     pub fn step_mask(&self, site: SiteId) -> u64 {
         let frame = self
-            .frame_sites()
+            .plan
+            .frames
             .iter()
             .position(|&s| s == site)
             .map(|i| self.plan.carried.len() + i);
