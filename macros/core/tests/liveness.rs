@@ -450,3 +450,28 @@ fn an_owned_type_written_on_the_let_overrides_the_borrowing_method_guess() {
     });
     assert_eq!(got, expect(&[("AfterGo", &["hit"])]));
 }
+
+/// Each helper site's frame takes one of a step mask's 64 bits: 64 carried locals and a helper
+/// site are refused like 65 locals, not a shift overflow in the macro.
+#[test]
+fn a_helper_frame_counts_against_the_64_slot_limit() {
+    let lets: Vec<proc_macro2::TokenStream> = (0..64)
+        .map(|i| {
+            let name = quote::format_ident!("v{i}");
+            quote!(let #name = #i;)
+        })
+        .collect();
+    let reads: Vec<proc_macro2::Ident> = (0..64).map(|i| quote::format_ident!("v{i}")).collect();
+    let item = quote! {
+        async fn wide(&self) -> Result<String, ErrorData> {
+            #(#lets)*
+            let ok = ask!(gate: confirm("go?").await);
+            Ok(format!("{ok} {}", [#(#reads),*].len()))
+        }
+    };
+    let errors = mrtr_macros_core::carried_sets(item).expect_err("refused");
+    assert!(
+        errors.iter().any(|e| e.contains("more than 64 locals")),
+        "{errors:?}"
+    );
+}

@@ -126,10 +126,12 @@ fn borrows(init: &Expr) -> Option<String> {
     }
 }
 
-/// A step selects the slots it saves with a 64-bit mask (`StepInfo::mask`).
+/// A step selects the slots it saves with a 64-bit mask (`StepInfo::mask`); each helper site's
+/// frame takes one of the 64 bits after the carried locals.
 fn check_carried_count(body: &Body, handler: &syn::Ident, errors: &mut Errors) {
     let carried: BTreeSet<BindingId> = body.sites.iter().flat_map(|s| body.carried_at(s)).collect();
-    if carried.len() > 64 {
+    let frames = body.sites.iter().filter(|s| s.helper().is_some()).count();
+    if carried.len() + frames > 64 {
         errors.at(
             handler,
             "this handler carries more than 64 locals across its `ask!`s; group some into a struct",
