@@ -71,7 +71,9 @@ impl Session {
                 let reply =
                     json!({ "jsonrpc": "2.0", "id": request_id, "result": answer(&request)? });
                 started = Instant::now();
-                send(self.post(client, url, &reply)).await?;
+                // Read whole, so the connection goes back to the pool.
+                let accepted = send(self.post(client, url, &reply)).await?;
+                accepted.bytes().await.map_err(|e| e.to_string())?;
                 continue;
             }
             if message.get("id").and_then(Value::as_u64) != Some(id) {
@@ -87,7 +89,8 @@ impl Session {
             let result = message
                 .get("result")
                 .ok_or_else(|| format!("{}: {message}", flow.tool))?;
-            return check_text(flow, result);
+            check_text(flow, result)?;
+            return messages.finish().await;
         }
         Err(format!(
             "{}: the call's stream ended without a result",

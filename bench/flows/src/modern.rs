@@ -37,8 +37,10 @@ pub async fn run(
                 .header("Mcp-Name", flow.tool),
         )
         .await?;
-        let result = response_to(&mut Messages::new(response), *next_id).await?;
+        let mut messages = Messages::new(response);
+        let result = response_to(&mut messages, *next_id).await?;
         rounds.push(started.elapsed().as_micros().min(u32::MAX as u128) as u32);
+        messages.finish().await?;
         match result.get("resultType").and_then(Value::as_str) {
             Some("input_required") if round < flow.rounds => {
                 answers = Some(answer_all(&result["inputRequests"])?);

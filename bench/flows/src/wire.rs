@@ -50,6 +50,19 @@ impl Messages {
         }
     }
 
+    /// Reads what is left of the response. A client that drops a half-read body loses its
+    /// connection, and every round would then pay for a new one (accept, handshake, close).
+    pub async fn finish(mut self) -> Result<(), String> {
+        while self
+            .response
+            .chunk()
+            .await
+            .map_err(|e| e.to_string())?
+            .is_some()
+        {}
+        Ok(())
+    }
+
     async fn read_to_end(&mut self) -> Result<Vec<u8>, String> {
         let mut body = Vec::new();
         while let Some(chunk) = self.response.chunk().await.map_err(|e| e.to_string())? {
