@@ -47,7 +47,11 @@ impl InputRequest {
         let params = self.params.as_ref().unwrap_or(&Value::Null);
         Ok(match self.method {
             InputMethod::Elicitation => {
-                Wire::Elicitation(ElicitRequest::new(Deserialize::deserialize(params)?))
+                let params = match form_params(params) {
+                    Some(form) => form?,
+                    None => Deserialize::deserialize(params)?,
+                };
+                Wire::Elicitation(ElicitRequest::new(params))
             }
             InputMethod::Sampling => {
                 Wire::CreateMessage(CreateMessageRequest::new(Deserialize::deserialize(params)?))
@@ -60,6 +64,33 @@ impl InputRequest {
     pub(crate) fn param(&self, name: &str) -> Option<&Value> {
         self.params.as_ref()?.as_object()?.get(name)
     }
+}
+
+/// The params of a form elicitation as `elicit` builds them (`mode`, `message`,
+/// `requestedSchema`, nothing else), built field by field: rmcp's `ElicitRequestParams` is
+/// tagged by `mode`, so decoding it whole first copies the entire params, schema included,
+/// into serde's buffer. `None` for any other shape, which takes that general path.
+fn form_params(
+    params: &Value,
+) -> Option<Result<rmcp::model::ElicitRequestParams, serde_json::Error>> {
+    let object = params.as_object()?;
+    let fields_known = object
+        .keys()
+        .all(|key| matches!(key.as_str(), "mode" | "message" | "requestedSchema"));
+    if !fields_known || object.get("mode").and_then(Value::as_str) != Some("form") {
+        return None;
+    }
+    let message = object.get("message")?.as_str()?;
+    let schema = object.get("requestedSchema")?;
+    Some(
+        rmcp::model::ElicitationSchema::deserialize(schema).map(|requested_schema| {
+            rmcp::model::ElicitRequestParams::FormElicitationParams {
+                meta: None,
+                message: message.to_owned(),
+                requested_schema,
+            }
+        }),
+    )
 }
 
 /// A typed input request: `T` is what an accepted answer decodes to.
@@ -180,8 +211,31 @@ mod rmcp_model_tests {
         )
         .with_system_prompt("Summarise.");
         let schema = json!({ "type": "object", "properties": { "ok": { "type": "boolean" } } });
+        let rich = json!({
+            "type": "object",
+            "properties": {
+                "environment": { "type": "string", "enum": ["staging", "production"],
+                                 "description": "Deployment target" },
+                "replicas": { "type": "integer", "minimum": 1, "maximum": 9 },
+                "note": { "type": "string", "title": "Note", "maxLength": 80 },
+            },
+            "required": ["environment"],
+        });
+        // Shapes `elicit` does not build take rmcp's general decoder: `_meta`, no `mode`.
+        let with_meta = InputRequest {
+            method: InputMethod::Elicitation,
+            params: Some(json!({ "mode": "form", "message": "m", "_meta": { "k": 1 },
+                                 "requestedSchema": schema })),
+        };
+        let without_mode = InputRequest {
+            method: InputMethod::Elicitation,
+            params: Some(json!({ "message": "m", "requestedSchema": schema })),
+        };
         let asks = [
-            elicit_with_schema::<Value>("Proceed?", schema).into_request(),
+            elicit_with_schema::<Value>("Proceed?", schema.clone()).into_request(),
+            elicit_with_schema::<Value>("Where to?", rich).into_request(),
+            with_meta,
+            without_mode,
             elicit_url("Sign in", "https://example.invalid/auth").into_request(),
             sample(sampling).into_request(),
             roots().into_request(),

@@ -28,13 +28,35 @@ pub struct Segment {
     pub elapsed: Duration,
 }
 
+/// How long a worker goes on.
+#[derive(Clone, Copy, Debug)]
+enum Budget {
+    Until(Instant),
+    Flows(u64),
+}
+
 /// Drives `url` for `duration` with `connections` workers.
 pub async fn drive(url: &str, era: Era, connections: usize, duration: Duration) -> Segment {
-    let url: Arc<str> = url.into();
     let started = Instant::now();
-    let deadline = started + duration;
+    let budget = Budget::Until(started + duration);
+    let mut total = join(url, era, connections, budget).await;
+    total.elapsed = started.elapsed();
+    total
+}
+
+/// Runs exactly `flows` flows on one connection, one after the other, the three kinds in turn:
+/// a fixed amount of work, for counting what a server spends on it.
+pub async fn drive_flows(url: &str, era: Era, flows: u64) -> Segment {
+    let started = Instant::now();
+    let mut total = join(url, era, 1, Budget::Flows(flows)).await;
+    total.elapsed = started.elapsed();
+    total
+}
+
+async fn join(url: &str, era: Era, connections: usize, budget: Budget) -> Segment {
+    let url: Arc<str> = url.into();
     let workers: Vec<_> = (0..connections)
-        .map(|worker| tokio::spawn(work(url.clone(), era, worker, deadline)))
+        .map(|worker| tokio::spawn(work(url.clone(), era, worker, budget)))
         .collect();
     let mut total = Segment::default();
     for worker in workers {
@@ -52,13 +74,12 @@ pub async fn drive(url: &str, era: Era, connections: usize, duration: Duration) 
             }
         }
     }
-    total.elapsed = started.elapsed();
     total
 }
 
 /// One worker: one client whose pool keeps its connection alive (a legacy worker needs a
 /// second one to post answers while the call's stream is open).
-async fn work(url: Arc<str>, era: Era, worker: usize, deadline: Instant) -> Segment {
+async fn work(url: Arc<str>, era: Era, worker: usize, budget: Budget) -> Segment {
     let mut segment = Segment::default();
     let client = match reqwest::Client::builder()
         .tcp_nodelay(true)
@@ -78,7 +99,12 @@ async fn work(url: Arc<str>, era: Era, worker: usize, deadline: Instant) -> Segm
     let mut next_id = 0;
     // Workers start at different flows so the mix is even at any moment.
     let mut turn = worker;
-    while Instant::now() < deadline {
+    let mut started = 0;
+    while match budget {
+        Budget::Until(deadline) => Instant::now() < deadline,
+        Budget::Flows(flows) => started < flows,
+    } {
+        started += 1;
         let flow = &FLOWS[turn % FLOWS.len()];
         turn += 1;
         let outcome = match &session {

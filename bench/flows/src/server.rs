@@ -97,6 +97,11 @@ impl Server {
         std::fs::read_to_string(&self.log).unwrap_or_default()
     }
 
+    /// The server's process id (valgrind's, when it runs under valgrind: the same process).
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// CPU time (user + system) the server process has used so far.
     pub fn cpu(&self) -> Result<Duration, String> {
         process_cpu(self.child.id())

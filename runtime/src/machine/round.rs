@@ -82,8 +82,14 @@ impl Io {
         resumed: Option<Continuation>,
         incoming: BTreeMap<String, Value>,
     ) -> Self {
-        let (pending, answered, round) = match &resumed {
-            Some(c) => (c.pending.clone(), c.answered.clone(), c.round),
+        let mut resumed = resumed;
+        // Moved, not cloned: restoring the step needs only its name, fingerprint and bytes.
+        let (pending, answered, round) = match &mut resumed {
+            Some(c) => (
+                std::mem::take(&mut c.pending),
+                std::mem::take(&mut c.answered),
+                c.round,
+            ),
             None => Default::default(),
         };
         Io {

@@ -62,7 +62,7 @@ pub(crate) fn encoded_len(stamp: &Stamp, continuation: &Continuation) -> Result<
 
 /// Where the layout is written: a buffer, or a counter of what a buffer would hold. One writer
 /// for both keeps the size check and the token in step.
-trait Sink: std::io::Write {
+pub(super) trait Sink {
     fn put(&mut self, bytes: &[u8]);
 }
 
@@ -73,17 +73,6 @@ impl Sink for Vec<u8> {
 }
 
 struct Counter(usize);
-
-impl std::io::Write for Counter {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0 += buf.len();
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
 
 impl Sink for Counter {
     fn put(&mut self, bytes: &[u8]) {
@@ -118,7 +107,7 @@ fn write(out: &mut impl Sink, stamp: &Stamp, continuation: &Continuation) -> Res
         match &request.params {
             Some(params) => {
                 out.put(&[method | METHOD_HAS_PARAMS]);
-                put_cbor(out, params).map_err(|e| format!("params of ask `{key}`: {e}"))?;
+                put_cbor(out, params);
             }
             None => out.put(&[method]),
         }
@@ -126,7 +115,7 @@ fn write(out: &mut impl Sink, stamp: &Stamp, continuation: &Continuation) -> Res
     put_varint(out, continuation.answered.len() as u64);
     for (key, answer) in &continuation.answered {
         put_text(out, key);
-        put_cbor(out, answer).map_err(|e| format!("answer `{key}`: {e}"))?;
+        put_cbor(out, answer);
     }
     out.put(&continuation.carried);
     Ok(())
@@ -225,8 +214,8 @@ fn put_text(out: &mut impl Sink, text: &str) {
     out.put(text.as_bytes());
 }
 
-fn put_cbor(out: &mut impl Sink, value: &Value) -> Result<(), String> {
-    ciborium::into_writer(value, out).map_err(|e| e.to_string())
+fn put_cbor(out: &mut impl Sink, value: &Value) {
+    super::json_cbor::write(out, value);
 }
 
 struct Reader<'a> {
@@ -288,7 +277,7 @@ impl Reader<'_> {
     }
 
     fn cbor(&mut self, what: &str) -> Result<Value, String> {
-        ciborium::from_reader(&mut self.rest).map_err(|e| format!("{what}: {e}"))
+        super::json_cbor::read(&mut self.rest).map_err(|e| format!("{what}: {e}"))
     }
 }
 

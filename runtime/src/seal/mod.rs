@@ -21,6 +21,7 @@ use crate::request::InputRequest;
 mod cipher;
 mod claims;
 mod clock;
+mod json_cbor;
 mod keyring;
 mod mode;
 mod token;

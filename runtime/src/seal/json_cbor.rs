@@ -1,0 +1,369 @@
+//! JSON values as CBOR (RFC 8949), written and read by hand: the pending asks' params and the
+//! answers a continuation holds.
+//!
+//! Every round of a suspended flow opens one token and seals the next, and those values (a
+//! form's whole schema, a sampling request) are most of a token. Through serde, each one took
+//! ciborium's visitor layers and a zeroed scratch buffer per value, about a sixth of what the
+//! runtime spends on a round; a JSON value has six shapes, so a direct walk does the same in a
+//! few branches per node.
+//!
+//! The bytes are what ciborium writes for the same value (definite lengths, text keys), except
+//! that a float is never narrowed to half precision; tokens written by either read the same.
+//! Reading is strict: indefinite lengths, tags, non-text keys, duplicate keys, non-finite
+//! floats, integers JSON cannot hold, nesting past [`MAX_DEPTH`] and truncation are errors.
+
+use serde_json::{Map, Number, Value};
+
+/// As deep as `serde_json` parses by default: no value that reached a handler is deeper.
+pub(crate) const MAX_DEPTH: usize = 128;
+
+const UNSIGNED: u8 = 0;
+const NEGATIVE: u8 = 1;
+const TEXT: u8 = 3;
+const ARRAY: u8 = 4;
+const MAP: u8 = 5;
+const SIMPLE: u8 = 7;
+
+const FALSE: u8 = 0xf4;
+const TRUE: u8 = 0xf5;
+const NULL: u8 = 0xf6;
+const HALF: u8 = 0xf9;
+const SINGLE: u8 = 0xfa;
+const DOUBLE: u8 = 0xfb;
+
+/// Appends `value`.
+pub(crate) fn write(out: &mut impl super::claims::Sink, value: &Value) {
+    match value {
+        Value::Null => out.put(&[NULL]),
+        Value::Bool(false) => out.put(&[FALSE]),
+        Value::Bool(true) => out.put(&[TRUE]),
+        Value::Number(number) => write_number(out, number),
+        Value::String(text) => {
+            head(out, TEXT, text.len() as u64);
+            out.put(text.as_bytes());
+        }
+        Value::Array(items) => {
+            head(out, ARRAY, items.len() as u64);
+            for item in items {
+                write(out, item);
+            }
+        }
+        Value::Object(entries) => {
+            head(out, MAP, entries.len() as u64);
+            for (key, item) in entries {
+                head(out, TEXT, key.len() as u64);
+                out.put(key.as_bytes());
+                write(out, item);
+            }
+        }
+    }
+}
+
+fn write_number(out: &mut impl super::claims::Sink, number: &Number) {
+    if let Some(unsigned) = number.as_u64() {
+        head(out, UNSIGNED, unsigned);
+    } else if let Some(signed) = number.as_i64() {
+        // Major type 1 holds -1 - n.
+        head(out, NEGATIVE, !(signed as u64));
+    } else {
+        let float = number.as_f64().unwrap_or(f64::NAN);
+        let single = float as f32;
+        if f64::from(single) == float {
+            out.put(&[SINGLE]);
+            out.put(&single.to_be_bytes());
+        } else {
+            out.put(&[DOUBLE]);
+            out.put(&float.to_be_bytes());
+        }
+    }
+}
+
+/// The initial byte(s): major type and argument, in the shortest form.
+fn head(out: &mut impl super::claims::Sink, major: u8, argument: u64) {
+    let major = major << 5;
+    if argument < 24 {
+        out.put(&[major | argument as u8]);
+    } else if let Ok(byte) = u8::try_from(argument) {
+        out.put(&[major | 24, byte]);
+    } else if let Ok(short) = u16::try_from(argument) {
+        out.put(&[major | 25]);
+        out.put(&short.to_be_bytes());
+    } else if let Ok(word) = u32::try_from(argument) {
+        out.put(&[major | 26]);
+        out.put(&word.to_be_bytes());
+    } else {
+        out.put(&[major | 27]);
+        out.put(&argument.to_be_bytes());
+    }
+}
+
+/// Reads one value from the front of `input`, leaving the rest.
+pub(crate) fn read(input: &mut &[u8]) -> Result<Value, String> {
+    read_at(input, 0)
+}
+
+fn read_at(input: &mut &[u8], depth: usize) -> Result<Value, String> {
+    if depth > MAX_DEPTH {
+        return Err(format!("nested deeper than {MAX_DEPTH} levels"));
+    }
+    let initial = take(input, 1)?[0];
+    let (major, minor) = (initial >> 5, initial & 0x1f);
+    if major == SIMPLE {
+        return read_simple(input, initial);
+    }
+    let arg = argument(input, minor)?;
+    match major {
+        UNSIGNED => Ok(Value::from(arg)),
+        NEGATIVE => i64::try_from(arg)
+            .map(|n| Value::from(-1 - n))
+            .map_err(|_| "a negative integer below i64::MIN".to_owned()),
+        TEXT => Ok(Value::String(text(input, arg)?)),
+        ARRAY => {
+            let len = length(input, arg)?;
+            let mut items = Vec::with_capacity(len);
+            for _ in 0..len {
+                items.push(read_at(input, depth + 1)?);
+            }
+            Ok(Value::Array(items))
+        }
+        MAP => {
+            let len = length(input, arg)?;
+            let mut entries = Map::new();
+            for _ in 0..len {
+                let key_head = take(input, 1)?[0];
+                if key_head >> 5 != TEXT {
+                    return Err("a map key that is not text".into());
+                }
+                let key_len = argument(input, key_head & 0x1f)?;
+                let key = text(input, key_len)?;
+                let item = read_at(input, depth + 1)?;
+                if entries.insert(key, item).is_some() {
+                    return Err("a duplicate map key".into());
+                }
+            }
+            Ok(Value::Object(entries))
+        }
+        _ => Err(format!("major type {major} is not JSON")),
+    }
+}
+
+fn read_simple(input: &mut &[u8], initial: u8) -> Result<Value, String> {
+    let float = match initial {
+        FALSE => return Ok(Value::Bool(false)),
+        TRUE => return Ok(Value::Bool(true)),
+        NULL => return Ok(Value::Null),
+        HALF => half_to_f64(u16::from_be_bytes(array(input)?)),
+        SINGLE => f64::from(f32::from_be_bytes(array(input)?)),
+        DOUBLE => f64::from_be_bytes(array(input)?),
+        other => return Err(format!("simple value {other:#04x} is not JSON")),
+    };
+    Number::from_f64(float)
+        .map(Value::Number)
+        .ok_or_else(|| "a float JSON cannot hold (NaN or infinite)".to_owned())
+}
+
+/// The argument that follows an initial byte with `minor`; indefinite lengths are refused.
+fn argument(input: &mut &[u8], minor: u8) -> Result<u64, String> {
+    Ok(match minor {
+        0..=23 => u64::from(minor),
+        24 => u64::from(take(input, 1)?[0]),
+        25 => u64::from(u16::from_be_bytes(array(input)?)),
+        26 => u64::from(u32::from_be_bytes(array(input)?)),
+        27 => u64::from_be_bytes(array(input)?),
+        _ => {
+            return Err(format!(
+                "additional information {minor} (indefinite or reserved)"
+            ));
+        }
+    })
+}
+
+/// A count of items, each at least one byte: more than the bytes left is truncation, caught
+/// before anything is allocated for it.
+fn length(input: &[u8], count: u64) -> Result<usize, String> {
+    usize::try_from(count)
+        .ok()
+        .filter(|&count| count <= input.len())
+        .ok_or_else(|| "truncated: more items than bytes".to_owned())
+}
+
+fn text(input: &mut &[u8], len: u64) -> Result<String, String> {
+    let len = usize::try_from(len).map_err(|_| "a text longer than memory")?;
+    let bytes = take(input, len)?;
+    String::from_utf8(bytes.to_vec()).map_err(|_| "text that is not UTF-8".to_owned())
+}
+
+fn take<'a>(input: &mut &'a [u8], len: usize) -> Result<&'a [u8], String> {
+    if input.len() < len {
+        return Err("truncated".into());
+    }
+    let (head, rest) = input.split_at(len);
+    *input = rest;
+    Ok(head)
+}
+
+fn array<const N: usize>(input: &mut &[u8]) -> Result<[u8; N], String> {
+    let mut out = [0u8; N];
+    out.copy_from_slice(take(input, N)?);
+    Ok(out)
+}
+
+/// IEEE 754 binary16 to f64 (RFC 8949, appendix D).
+fn half_to_f64(half: u16) -> f64 {
+    let exponent = i32::from((half >> 10) & 0x1f);
+    let mantissa = f64::from(half & 0x3ff);
+    let magnitude = match exponent {
+        0 => mantissa * 2f64.powi(-24),
+        31 if mantissa == 0.0 => f64::INFINITY,
+        31 => f64::NAN,
+        _ => (mantissa + 1024.0) * 2f64.powi(exponent - 25),
+    };
+    if half & 0x8000 != 0 {
+        -magnitude
+    } else {
+        magnitude
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+    use serde_json::json;
+
+    use super::*;
+
+    fn encoded(value: &Value) -> Vec<u8> {
+        let mut out = Vec::new();
+        write(&mut out, value);
+        out
+    }
+
+    fn decoded(mut bytes: &[u8]) -> Result<Value, String> {
+        let value = read(&mut bytes)?;
+        assert!(bytes.is_empty(), "bytes left after the value");
+        Ok(value)
+    }
+
+    fn via_ciborium(value: &Value) -> Vec<u8> {
+        let mut out = Vec::new();
+        ciborium::into_writer(value, &mut out).unwrap();
+        out
+    }
+
+    fn json_value() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            any::<i64>().prop_map(Value::from),
+            any::<u64>().prop_map(Value::from),
+            any::<f64>()
+                .prop_filter("JSON has no NaN or infinity", |f| f.is_finite())
+                .prop_map(Value::from),
+            any::<f32>()
+                .prop_filter("JSON has no NaN or infinity", |f| f.is_finite())
+                .prop_map(|f| Value::from(f64::from(f))),
+            ".{0,40}".prop_map(Value::String),
+        ];
+        leaf.prop_recursive(4, 64, 8, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..8).prop_map(Value::Array),
+                prop::collection::btree_map(".{0,12}", inner, 0..8)
+                    .prop_map(|entries| Value::Object(entries.into_iter().collect())),
+            ]
+        })
+    }
+
+    proptest! {
+        #[test]
+        fn a_value_comes_back_as_it_went(value in json_value()) {
+            prop_assert_eq!(decoded(&encoded(&value)).unwrap(), value);
+        }
+
+        /// Tokens sealed before this codec (by ciborium) open unchanged, and ciborium reads
+        /// what this one writes.
+        #[test]
+        fn ciborium_and_this_codec_read_each_other(value in json_value()) {
+            prop_assert_eq!(decoded(&via_ciborium(&value)).unwrap(), value.clone());
+            let back: Value = ciborium::from_reader(encoded(&value).as_slice()).unwrap();
+            prop_assert_eq!(back, value);
+        }
+
+        #[test]
+        fn every_truncation_is_an_error(value in json_value()) {
+            let bytes = encoded(&value);
+            for end in 0..bytes.len() {
+                prop_assert!(decoded(&bytes[..end]).is_err());
+            }
+        }
+
+        #[test]
+        fn arbitrary_bytes_are_an_error_or_a_value_never_a_panic(bytes in prop::collection::vec(any::<u8>(), 0..64)) {
+            let mut input = bytes.as_slice();
+            let _ = read(&mut input);
+        }
+    }
+
+    #[test]
+    fn integers_take_the_shortest_head_as_ciborium_writes_them() {
+        for value in [
+            json!(0),
+            json!(23),
+            json!(24),
+            json!(255),
+            json!(256),
+            json!(65_536),
+            json!(u64::MAX),
+            json!(-1),
+            json!(-25),
+            json!(i64::MIN),
+            json!("a text past twenty-three bytes long"),
+            json!({ "requestedSchema": { "type": "object", "required": ["a"] } }),
+        ] {
+            assert_eq!(encoded(&value), via_ciborium(&value), "{value}");
+        }
+    }
+
+    #[test]
+    fn half_precision_floats_from_older_tokens_are_read() {
+        // 1.5, -0.0 and 65504 (the largest half) as ciborium narrows them.
+        for (bytes, expected) in [
+            (vec![HALF, 0x3e, 0x00], 1.5),
+            (vec![HALF, 0x80, 0x00], -0.0),
+            (vec![HALF, 0x7b, 0xff], 65504.0),
+            (vec![HALF, 0x00, 0x01], 2f64.powi(-24)),
+        ] {
+            assert_eq!(decoded(&bytes).unwrap(), json!(expected));
+        }
+    }
+
+    #[test]
+    fn what_json_cannot_hold_is_refused() {
+        let refused: [(&[u8], &str); 9] = [
+            (&[HALF, 0x7c, 0x00], "NaN or infinite"),
+            (&[DOUBLE, 0x7f, 0xf8, 0, 0, 0, 0, 0, 0], "NaN or infinite"),
+            (&[0x3b, 0x80, 0, 0, 0, 0, 0, 0, 0], "below i64::MIN"),
+            (&[0x42, 1, 2], "major type 2"),
+            (&[0x9f, 0xff], "indefinite"),
+            (&[0xc1, 0x00], "major type 6"),
+            (&[0xa1, 0x01, 0xf6], "not text"),
+            (&[0xa2, 0x61, b'a', 0xf6, 0x61, b'a', 0xf6], "duplicate"),
+            (&[0x62, 0xff, 0xfe], "UTF-8"),
+        ];
+        for (bytes, reason) in refused {
+            let error = decoded(bytes).unwrap_err();
+            assert!(error.contains(reason), "{bytes:02x?}: {error}");
+        }
+        let huge_count = [0x9b, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff];
+        assert!(decoded(&huge_count).unwrap_err().contains("truncated"));
+    }
+
+    #[test]
+    fn nesting_past_the_limit_is_refused_without_exhausting_the_stack() {
+        let deep = [vec![0x81; MAX_DEPTH + 1], vec![0xf6]].concat();
+        assert!(decoded(&deep).unwrap_err().contains("deeper"));
+        let at_limit = [vec![0x81; MAX_DEPTH], vec![0xf6]].concat();
+        assert!(decoded(&at_limit).is_ok());
+        let very_deep = vec![0x81; 1_000_000];
+        assert!(decoded(&very_deep).is_err());
+    }
+}
