@@ -47,7 +47,7 @@ impl InputRequest {
         let params = self.params.as_ref().unwrap_or(&Value::Null);
         Ok(match self.method {
             InputMethod::Elicitation => {
-                let params = match form_params(params) {
+                let params = match form::params(params) {
                     Some(form) => form?,
                     None => Deserialize::deserialize(params)?,
                 };
@@ -64,33 +64,6 @@ impl InputRequest {
     pub(crate) fn param(&self, name: &str) -> Option<&Value> {
         self.params.as_ref()?.as_object()?.get(name)
     }
-}
-
-/// The params of a form elicitation as `elicit` builds them (`mode`, `message`,
-/// `requestedSchema`, nothing else), built field by field: rmcp's `ElicitRequestParams` is
-/// tagged by `mode`, so decoding it whole first copies the entire params, schema included,
-/// into serde's buffer. `None` for any other shape, which takes that general path.
-fn form_params(
-    params: &Value,
-) -> Option<Result<rmcp::model::ElicitRequestParams, serde_json::Error>> {
-    let object = params.as_object()?;
-    let fields_known = object
-        .keys()
-        .all(|key| matches!(key.as_str(), "mode" | "message" | "requestedSchema"));
-    if !fields_known || object.get("mode").and_then(Value::as_str) != Some("form") {
-        return None;
-    }
-    let message = object.get("message")?.as_str()?;
-    let schema = object.get("requestedSchema")?;
-    Some(
-        rmcp::model::ElicitationSchema::deserialize(schema).map(|requested_schema| {
-            rmcp::model::ElicitRequestParams::FormElicitationParams {
-                meta: None,
-                message: message.to_owned(),
-                requested_schema,
-            }
-        }),
-    )
 }
 
 /// A typed input request: `T` is what an accepted answer decodes to.
@@ -189,6 +162,7 @@ pub fn roots() -> Ask<rmcp::model::ListRootsResult> {
     })
 }
 
+mod form;
 #[cfg(test)]
 mod tests;
 
