@@ -67,10 +67,7 @@ impl Prescan {
             return None;
         }
         let id = request_id(envelope.id?)?;
-        let scanned = match envelope.params {
-            None => None,
-            Some(raw) => Some(serde_json::from_str::<ScannedParams>(raw.get()).ok()?),
-        };
+        let scanned = envelope.params;
         let shape = match &scanned {
             None => ParamsShape::Absent,
             Some(ScannedParams::NotObject(kind)) => ParamsShape::NotObject(*kind),
@@ -106,13 +103,17 @@ struct Envelope<'a> {
     #[serde(borrow)]
     method: Option<Cow<'a, str>>,
     /// `Some` whenever the member is there, `null` included, so `"params": null` is reported as
-    /// params that are not an object rather than as params that are missing.
-    #[serde(borrow, default, deserialize_with = "present")]
-    params: Option<&'a RawValue>,
+    /// params that are not an object rather than as params that are missing. Scanned where it
+    /// stands, whatever the method turns out to be: skipping params costs the same walk over
+    /// their bytes, and scanning them later would walk them twice.
+    #[serde(default, deserialize_with = "present")]
+    params: Option<ScannedParams>,
 }
 
-fn present<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<&'de RawValue>, D::Error> {
-    <&RawValue>::deserialize(deserializer).map(Some)
+fn present<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
+    deserializer: D,
+) -> Result<Option<T>, D::Error> {
+    T::deserialize(deserializer).map(Some)
 }
 
 /// The request's id as rmcp reads it (a string, or an integer, also written `1.0` or `1e2`);
