@@ -100,6 +100,33 @@ pub struct PromptCall {
 /// method.
 pub struct ResourceCall {
     request: Request,
+    context: RequestContext<RoleServer>,
+}
+
+/// The request's rmcp context, taken whole by the last parameter `#[mrtr_tool]` adds to a
+/// tool or prompt: rmcp extracts parameters in order, so by then every parameter of the user's
+/// has read what it needs, and the round owns the context without copying its `_meta` and HTTP
+/// parts. What rmcp keeps in its place (id, peer, cancellation) is all it reads afterwards.
+pub struct CallContext(RequestContext<RoleServer>);
+
+impl CallContext {
+    fn take(context: &mut RequestContext<RoleServer>) -> Self {
+        let mut rest = RequestContext::new(context.id.clone(), context.peer.clone());
+        rest.ct = context.ct.clone();
+        CallContext(std::mem::replace(context, rest))
+    }
+}
+
+impl<S> FromContextPart<ToolCallContext<'_, S>> for CallContext {
+    fn from_context_part(context: &mut ToolCallContext<'_, S>) -> Result<Self, ErrorData> {
+        Ok(CallContext::take(&mut context.request_context))
+    }
+}
+
+impl<S> FromContextPart<PromptContext<'_, S>> for CallContext {
+    fn from_context_part(context: &mut PromptContext<'_, S>) -> Result<Self, ErrorData> {
+        Ok(CallContext::take(&mut context.context))
+    }
 }
 
 impl ResourceCall {
@@ -118,12 +145,13 @@ impl ResourceCall {
                 params.request_state.take(),
                 &mut context,
             ),
+            context,
         }
     }
 
     #[doc(hidden)]
     pub fn open(self, handler: &'static Handler) -> BoxFuture<'static, Result<Io, MrtrError>> {
-        Box::pin(self.request.open(handler))
+        Box::pin(self.request.open(handler, self.context))
     }
 }
 
@@ -135,7 +163,6 @@ struct Request {
     arguments: Option<JsonObject>,
     input_responses: Option<BTreeMap<String, Value>>,
     request_state: Option<String>,
-    context: RequestContext<RoleServer>,
 }
 
 impl<S> FromContextPart<ToolCallContext<'_, S>> for ToolCall {
@@ -177,15 +204,23 @@ impl<S> FromContextPart<PromptContext<'_, S>> for PromptCall {
 impl ToolCall {
     /// Opens the round: era, capabilities and the incoming continuation, checked (and claimed,
     /// under a replay guard). Boxed so that the claim's future is compiled once, here.
-    pub fn open(self, handler: &'static Handler) -> BoxFuture<'static, Result<Io, MrtrError>> {
-        Box::pin(self.request.open(handler))
+    pub fn open(
+        self,
+        handler: &'static Handler,
+        context: CallContext,
+    ) -> BoxFuture<'static, Result<Io, MrtrError>> {
+        Box::pin(self.request.open(handler, context.0))
     }
 }
 
 impl PromptCall {
     #[doc(hidden)]
-    pub fn open(self, handler: &'static Handler) -> BoxFuture<'static, Result<Io, MrtrError>> {
-        Box::pin(self.request.open(handler))
+    pub fn open(
+        self,
+        handler: &'static Handler,
+        context: CallContext,
+    ) -> BoxFuture<'static, Result<Io, MrtrError>> {
+        Box::pin(self.request.open(handler, context.0))
     }
 }
 
@@ -209,41 +244,44 @@ impl Request {
             arguments,
             input_responses,
             request_state,
-            context: context.clone(),
         }
     }
 
-    async fn open(self, handler: &'static Handler) -> Result<Io, MrtrError> {
-        let caps = ClientCaps::from_rmcp(self.context.client_capabilities().as_ref());
-        let runtime = Runtime::for_request(&self.context.extensions)?;
-        match Era::of(&self.context) {
+    async fn open(
+        self,
+        handler: &'static Handler,
+        context: RequestContext<RoleServer>,
+    ) -> Result<Io, MrtrError> {
+        let caps = ClientCaps::from_rmcp(context.client_capabilities().as_ref());
+        let runtime = Runtime::for_request(&context.extensions)?;
+        match Era::of(&context) {
             Era::Legacy(version) => {
                 tracing::debug!(target: "mrtr", handler = handler.path, %version, "legacy session: asks are awaited in place");
                 crate::observe::round_opened(handler.path, "legacy", None, &[]);
                 Ok(Io::live(
                     handler,
-                    self.context.peer.clone(),
+                    context.peer.clone(),
                     version,
                     caps,
                     runtime.live_attempts,
                 )
                 .with_arguments(self.arguments)
-                .with_cancellation(self.context.ct.clone())
-                .with_context(self.context))
+                .with_cancellation(context.ct.clone())
+                .with_context(context))
             }
             Era::Modern(_) => {
                 let incoming = self.input_responses.unwrap_or_default();
                 runtime.limits.check(&incoming)?;
                 let binding = Binding {
                     bind: bind_digest(self.method, &self.target, self.arguments.as_ref()),
-                    principal: principal_of(&self.context),
+                    principal: principal_of(&context),
                 };
                 let resumed = match &self.request_state {
                     None => None,
                     Some(token) => {
                         let opened = runtime.sealer.open(token, &binding)?;
                         if let Some(guard) = &runtime.replay {
-                            let delivery = delivery_of(&self.context);
+                            let delivery = delivery_of(&context);
                             claim(guard, opened.idempotency_key, opened.expires_at, delivery)
                                 .await?;
                         }
@@ -257,7 +295,7 @@ impl Request {
                 Ok(
                     Io::modern(handler, runtime, binding, caps, resumed, incoming)
                         .with_arguments(self.arguments)
-                        .with_context(self.context),
+                        .with_context(context),
                 )
             }
         }

@@ -124,7 +124,7 @@ pub mod __private_v0_1_0 {
 
     pub use crate::__mrtr_try as mrtr_try;
     pub use crate::__mrtr_try_any as mrtr_try_any;
-    pub use crate::call::{PromptCall, ResourceCall, ToolCall};
+    pub use crate::call::{CallContext, PromptCall, ResourceCall, ToolCall};
     pub use crate::carry::{
         Carry, ErasedSlot, Slot, Slots, Transfer, counter, no_arm, out, rest_of, slot,
         transfer_slot, type_witness,

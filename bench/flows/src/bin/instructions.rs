@@ -87,7 +87,10 @@ fn callgrind_control(flag: &str, pid: u32) -> Result<(), String> {
 fn total_instructions(dump: &str) -> Result<u64, String> {
     let text = std::fs::read_to_string(dump).map_err(|e| format!("{dump}: {e}"))?;
     text.lines()
-        .find_map(|line| line.strip_prefix("totals:").or(line.strip_prefix("summary:")))
+        .find_map(|line| {
+            line.strip_prefix("totals:")
+                .or(line.strip_prefix("summary:"))
+        })
         .and_then(|rest| rest.split_whitespace().next()?.parse().ok())
         .ok_or(format!("{dump}: no totals line"))
 }
@@ -97,7 +100,10 @@ async fn count(spec: &ServerSpec, era: Era, options: &Options) -> Result<u64, St
     std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
     let out = dir.join("callgrind.out");
     let out = out.to_str().ok_or("a temp dir that is not UTF-8")?;
-    let server = Server::start(&under_callgrind(spec, out), std::time::Duration::from_secs(120))?;
+    let server = Server::start(
+        &under_callgrind(spec, out),
+        std::time::Duration::from_secs(120),
+    )?;
     let warm = drive_flows(&server.url, era, options.warmup).await;
     callgrind_control("-z", server.pid())?;
     let measured = drive_flows(&server.url, era, options.flows).await;

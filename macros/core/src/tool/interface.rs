@@ -93,6 +93,20 @@ fn request_kind(handler: &Handler<'_>) -> (TokenStream, TokenStream) {
     }
 }
 
+/// The parameter (and its argument) that takes rmcp's request context whole: last, so every
+/// parameter of the user's has read it first (`mrtr::CallContext`). A resource's call carries
+/// its context already (`ResourceCall::new`).
+fn trailing_context(handler: &Handler<'_>) -> Option<(TokenStream, TokenStream)> {
+    let rt = crate::runtime();
+    match handler.kind {
+        Kind::Tool | Kind::Prompt => Some((
+            quote!(__mrtr_context: #rt::CallContext),
+            quote!(__mrtr_context),
+        )),
+        Kind::Resource | Kind::Helper => None,
+    }
+}
+
 /// The future borrows `&self` like the `async fn` it replaces (rmcp does the same rewrite): the
 /// receiver as a parameter, as an argument, and the future's lifetime.
 fn receiver(method: &ImplItemFn) -> (TokenStream, TokenStream, TokenStream) {
@@ -140,14 +154,22 @@ fn registered_fn(handler: &Handler<'_>) -> TokenStream {
     } else {
         quote!(respond)
     };
-    let params = typed_params(method).enumerate().map(|(i, t)| {
-        let p = format_ident!("__mrtr_p{}", i);
-        let ty = &t.ty;
-        quote!(#p: #ty)
-    });
+    let context = trailing_context(handler);
+    let params = typed_params(method)
+        .enumerate()
+        .map(|(i, t)| {
+            let p = format_ident!("__mrtr_p{}", i);
+            let ty = &t.ty;
+            quote!(#p: #ty)
+        })
+        .chain(context.as_ref().map(|(param, _)| param.clone()));
     let forwarded = typed_params(method)
         .enumerate()
-        .map(|(i, _)| format_ident!("__mrtr_p{}", i));
+        .map(|(i, _)| {
+            let p = format_ident!("__mrtr_p{}", i);
+            quote!(#p)
+        })
+        .chain(context.map(|(_, arg)| arg));
     let attrs = forward_attrs(handler);
     let returned = boxed(
         handler,
@@ -173,20 +195,25 @@ fn body_fn(handler: &Handler<'_>, machine: &Gen<'_>) -> TokenStream {
     let body_fn = body_fn_name(method);
     let (receiver_param, _, _) = receiver(method);
     let (call_ty, _) = request_kind(handler);
+    let context = trailing_context(handler);
     // A refilled parameter's pattern is bound in each arm that needs it (`params.rs`).
-    let params = typed_params(method).enumerate().map(|(i, t)| {
-        if machine.plan.refilled.iter().any(|r| r.arg == i) {
-            let p = format_ident!("__mrtr_p{}", i);
-            let ty = &t.ty;
-            quote!(#p: #ty)
-        } else {
-            quote!(#t)
-        }
-    });
+    let params = typed_params(method)
+        .enumerate()
+        .map(|(i, t)| {
+            if machine.plan.refilled.iter().any(|r| r.arg == i) {
+                let p = format_ident!("__mrtr_p{}", i);
+                let ty = &t.ty;
+                quote!(#p: #ty)
+            } else {
+                quote!(#t)
+            }
+        })
+        .chain(context.as_ref().map(|(param, _)| param.clone()));
     let lints = lint_levels(method);
     let handler_const = handler_const(name);
+    let context_arg = context.map(|(_, arg)| quote!(, #arg));
     let lowered = machine.body_tokens(Some(
-        quote!(__mrtr_call.open(const { &Self::#handler_const }).await),
+        quote!(__mrtr_call.open(const { &Self::#handler_const } #context_arg).await),
     ));
     quote_spanned! {name.span()=>
         #[doc(hidden)]
