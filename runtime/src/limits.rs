@@ -34,26 +34,16 @@ impl Default for Limits {
 impl Limits {
     pub fn check(&self, responses: &BTreeMap<String, Value>) -> Result<(), MrtrError> {
         self.check_keys(responses.len())?;
-        for value in responses.values() {
-            if exceeds_depth(value, self.max_depth) {
-                return Err(MrtrError::InvalidInputResponses(format!(
-                    "an inputResponses value is nested deeper than {} levels",
-                    self.max_depth
-                )));
-            }
+        match measure(responses, self.max_depth) {
+            None => Err(MrtrError::InvalidInputResponses(format!(
+                "an inputResponses value is nested deeper than {} levels",
+                self.max_depth
+            ))),
+            Some(bytes) if bytes > self.max_bytes => Err(MrtrError::InvalidInputResponses(
+                format!("inputResponses is larger than {} bytes", self.max_bytes),
+            )),
+            Some(_) => Ok(()),
         }
-        // Depth is bounded now, so the recursive serializer cannot exhaust the stack.
-        let mut counter = ByteCounter {
-            bytes: 0,
-            limit: self.max_bytes,
-        };
-        if serde_json::to_writer(&mut counter, responses).is_err() {
-            return Err(MrtrError::InvalidInputResponses(format!(
-                "inputResponses is larger than {} bytes",
-                self.max_bytes
-            )));
-        }
-        Ok(())
     }
 
     /// The key limit alone, from a count: the pre-scan counts the keys of `inputResponses`
@@ -69,40 +59,170 @@ impl Limits {
     }
 }
 
-/// Walks `value` with an explicit stack, so hostile nesting cannot overflow ours.
-fn exceeds_depth(value: &Value, max_depth: usize) -> bool {
-    let mut stack: Vec<(&Value, usize)> = vec![(value, 0)];
+/// The length of `responses` serialized as compact JSON, or `None` if a value is nested deeper
+/// than `max_depth`: one walk with an explicit stack (hostile nesting cannot overflow ours) that
+/// counts what `serde_json` would write, without writing it.
+fn measure(responses: &BTreeMap<String, Value>, max_depth: usize) -> Option<usize> {
+    let mut bytes = container_len(responses.len()) + keys_len(responses.keys());
+    let mut stack: Vec<(&Value, usize)> = responses.values().map(|value| (value, 0)).collect();
     while let Some((value, depth)) = stack.pop() {
-        let children: Box<dyn Iterator<Item = &Value>> = match value {
-            Value::Array(items) => Box::new(items.iter()),
-            Value::Object(map) => Box::new(map.values()),
-            _ => continue,
+        bytes += match value {
+            Value::Null | Value::Bool(true) => 4,
+            Value::Bool(false) => 5,
+            Value::Number(number) => number_len(number),
+            Value::String(text) => string_len(text),
+            Value::Array(items) => {
+                if depth >= max_depth {
+                    return None;
+                }
+                stack.extend(items.iter().map(|item| (item, depth + 1)));
+                container_len(items.len())
+            }
+            Value::Object(entries) => {
+                if depth >= max_depth {
+                    return None;
+                }
+                stack.extend(entries.values().map(|item| (item, depth + 1)));
+                container_len(entries.len()) + keys_len(entries.keys())
+            }
         };
-        let depth = depth + 1;
-        if depth > max_depth {
-            return true;
-        }
-        stack.extend(children.map(|child| (child, depth)));
     }
-    false
+    Some(bytes)
 }
 
-/// Counts serialized bytes and stops the serializer at the limit instead of buffering.
-struct ByteCounter {
-    bytes: usize,
-    limit: usize,
+/// Brackets and the commas between `items` items.
+fn container_len(items: usize) -> usize {
+    2 + items.saturating_sub(1)
 }
+
+/// The keys of a map, each with its colon.
+fn keys_len<'a>(keys: impl Iterator<Item = &'a String>) -> usize {
+    keys.map(|key| string_len(key) + 1).sum()
+}
+
+/// A JSON string as `serde_json` escapes it: quotes, backslash and the five short escapes take
+/// two bytes, other control characters six (`\u001f`), everything else its UTF-8 bytes.
+fn string_len(text: &str) -> usize {
+    2 + text
+        .bytes()
+        .map(|byte| match byte {
+            b'"' | b'\\' | b'\x08' | b'\x0c' | b'\n' | b'\r' | b'\t' => 2,
+            0..=0x1f => 6,
+            _ => 1,
+        })
+        .sum::<usize>()
+}
+
+/// Numbers are formatted by `serde_json` itself (integers and shortest floats), into a counter.
+fn number_len(number: &serde_json::Number) -> usize {
+    let mut counter = ByteCounter(0);
+    // Writing to a counter cannot fail.
+    let _ = serde_json::to_writer(&mut counter, number);
+    counter.0
+}
+
+struct ByteCounter(usize);
 
 impl io::Write for ByteCounter {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.bytes += buf.len();
-        if self.bytes > self.limit {
-            return Err(io::Error::other("over the byte limit"));
-        }
+        self.0 += buf.len();
         Ok(buf.len())
     }
 
     fn flush(&mut self) -> io::Result<()> {
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+    use serde_json::json;
+
+    use super::*;
+
+    fn json_value() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            any::<i64>().prop_map(Value::from),
+            any::<u64>().prop_map(Value::from),
+            any::<f64>()
+                .prop_filter("JSON has no NaN or infinity", |f| f.is_finite())
+                .prop_map(Value::from),
+            // Every escape class: quotes, backslashes, short escapes, other controls, DEL,
+            // non-ASCII.
+            "[a\"\\\\\u{8}\u{c}\n\r\t\u{0}\u{1f}\u{7f}é€😀]{0,12}".prop_map(Value::String),
+        ];
+        leaf.prop_recursive(6, 64, 6, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
+                prop::collection::btree_map("[a\"\n\u{1}é]{0,6}", inner, 0..6)
+                    .prop_map(|entries| Value::Object(entries.into_iter().collect())),
+            ]
+        })
+    }
+
+    /// The nesting the limit is defined by: a scalar 0, `[]` 1, `{"a":[]}` 2.
+    fn depth(value: &Value) -> usize {
+        match value {
+            Value::Array(items) => 1 + items.iter().map(depth).max().unwrap_or(0),
+            Value::Object(entries) => 1 + entries.values().map(depth).max().unwrap_or(0),
+            _ => 0,
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn the_measured_length_is_what_serde_json_writes(
+            responses in prop::collection::btree_map("[a-z\"\t]{1,8}", json_value(), 0..5),
+        ) {
+            let deepest = responses.values().map(depth).max().unwrap_or(0);
+            prop_assert_eq!(
+                measure(&responses, usize::MAX),
+                Some(serde_json::to_vec(&responses).unwrap().len())
+            );
+            prop_assert!(measure(&responses, deepest).is_some());
+            if deepest > 0 {
+                prop_assert_eq!(measure(&responses, deepest - 1), None);
+            }
+        }
+    }
+
+    #[test]
+    fn limits_are_checked_with_their_own_messages() {
+        let limits = Limits {
+            max_keys: 2,
+            max_depth: 2,
+            max_bytes: 40,
+        };
+        let answers = |entries: Value| -> BTreeMap<String, Value> {
+            serde_json::from_value(entries).unwrap()
+        };
+        assert!(limits.check(&answers(json!({ "a": { "b": [] } }))).is_ok());
+        let deep = limits.check(&answers(json!({ "a": { "b": [[]] } })));
+        assert!(
+            deep.unwrap_err()
+                .to_string()
+                .contains("nested deeper than 2")
+        );
+        let large = limits.check(&answers(json!({ "a": "x".repeat(40) })));
+        assert!(
+            large
+                .unwrap_err()
+                .to_string()
+                .contains("larger than 40 bytes")
+        );
+        let keys = limits.check(&answers(json!({ "a": 1, "b": 2, "c": 3 })));
+        assert!(keys.unwrap_err().to_string().contains("3 keys"));
+        // Nesting far past any stack is refused, not followed.
+        let mut hostile = json!(null);
+        for _ in 0..100_000 {
+            hostile = Value::Array(vec![hostile]);
+        }
+        let hostile = BTreeMap::from([("a".to_owned(), hostile)]);
+        assert!(limits.check(&hostile).is_err());
+        // Dropping a 100,000-deep value recurses in serde_json; leak it instead.
+        std::mem::forget(hostile);
     }
 }
