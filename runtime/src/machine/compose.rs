@@ -1,9 +1,10 @@
 //! Composed machines: an `#[mrtr_helper]` is a machine of its own, entered from a call site in a
 //! lowered handler or in another helper.
 //!
-//! The call site evaluates the helper's arguments once into a [`Call`]; its resume arm enters the
-//! helper with an [`Entry`]: `Start` with those arguments, or, on a retry, `Resume` with the
-//! [`Frame`] the caller carried. The helper runs the same dispatch loop as a handler and ends in a
+//! The call site evaluates the helper's arguments once into a [`Call`]; its resume arm calls the
+//! helper's machine with that call and the caller's frame slot, and the machine enters itself
+//! (once per helper, not at every site) with an [`Entry`]: its arguments when fresh, or, on a
+//! retry, the [`Frame`] the caller carried. The helper runs the same dispatch loop as a handler and ends in a
 //! [`Poll`]: done with its value, suspended at one of its own steps (the frame goes into the
 //! caller's continuation), or failed. Keys a helper asks are prefixed with the call site's key
 //! (`Io::enter`), so one helper asked from two sites, or in a loop, never mixes its answers.

@@ -321,14 +321,23 @@ fn emit(method: &ImplItemFn, params: &[Param], ret: &Type, machine: &Gen<'_>) ->
         #[allow(clippy::let_unit_value, unused_mut)]
         #vis async fn #run <#generic_params> (
             #receiver_param
-            __mrtr_entry: #rt::Entry<#args_ty, #ret>,
+            __mrtr_site: &str,
+            __mrtr_call: &mut ::core::option::Option<#call_ty>,
+            __mrtr_frame: &mut ::core::option::Option<#rt::Frame>,
             mut __mrtr_io: &mut #rt::Io,
-        ) -> #lowered_ty #where_clause {
+        ) -> #rt::Poll<#ret> #where_clause {
             #table
-            #(#contexts)*
-            let (mut __mrtr_start, __mrtr_frame) = __mrtr_entry.open();
+            let __mrtr_depth = __mrtr_io.enter(__mrtr_site);
+            let (mut __mrtr_start, __mrtr_frame) = #rt::Entry::new(__mrtr_call, __mrtr_frame).open();
             let __mrtr_fresh = __mrtr_start.is_some();
-            #body
+            // The lowered body returns its own shape (`?` converts into the written error);
+            // every way out of it leaves the site's key prefix and settles into a `Poll`.
+            let __mrtr_lowered: #lowered_ty = async {
+                #(#contexts)*
+                #body
+            }.await;
+            __mrtr_io.leave(__mrtr_depth);
+            #rt::Settle::settle(__mrtr_lowered)
         }
     };
     quote!(#calling #run_fn)

@@ -158,7 +158,9 @@ impl Gen<'_> {
     /// A helper site's resume arm begins by entering the callee (fresh with the arguments the
     /// site evaluated, or resumed from the frame this step carried) under the site's key
     /// prefix, before any user code runs: a retry walks down the chain of frames and re-runs
-    /// nothing. A callee that suspends leaves its frame in this step's slot.
+    /// nothing. A callee that suspends leaves its frame in this step's slot. The entering itself
+    /// (key prefix, `Entry`, `Settle`) is done by the callee, once per helper: every site is one
+    /// call, compiled in every handler that enters it.
     fn enter_helper(&self, site: SiteId, key: &SiteKey, helper: &HelperEntry) -> TokenStream {
         let rt = rt();
         let wire = self.key_at_resume(site, &key.key);
@@ -167,11 +169,7 @@ impl Gen<'_> {
         let callee = &helper.callee;
         let fail = self.fail(quote!(error));
         quote! {
-            let __mrtr_depth = __mrtr_io.enter(#wire);
-            let __mrtr_entry = #rt::Entry::new(&mut #call, &mut #frame.value);
-            let __mrtr_poll = #rt::Settle::settle(#callee(__mrtr_entry, &mut __mrtr_io).await);
-            __mrtr_io.leave(__mrtr_depth);
-            let __mrtr_a0 = match __mrtr_poll {
+            let __mrtr_a0 = match #callee(#wire, &mut #call, &mut #frame.value, &mut __mrtr_io).await {
                 #rt::Poll::Done(value) => value,
                 #rt::Poll::Suspend(callee) => {
                     #frame.value = ::core::option::Option::Some(callee);
