@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 
 # redis-server (the Redis replay guard's tests, the fleet harness) and nginx (the fleet
 # harness), from Debian, only when missing.
-bash scripts/setup-debian.sh redis-server:redis-server nginx:nginx
+bash scripts/setup-debian.sh redis-server:redis-server nginx:nginx valgrind:valgrind
 
 # Snapshot tests must compare, never rewrite, in CI.
 export INSTA_UPDATE=no

@@ -11,6 +11,10 @@
 #   bash bench/flows/run.sh --smoke         # what CI runs: debug build, a few seconds a server,
 #                                           # fails unless every server completed flows, 0 errors
 #   bash bench/flows/run.sh --seconds 10    # more flags go to the load generator (src/bin/flows.rs)
+#
+# Instructions per flow under callgrind, the figure a busy machine cannot move (needs valgrind):
+#   target/release/instructions --server 'LABEL=COMMAND ..' --legacy 'LABEL=COMMAND ..'
+#   (src/bin/instructions.rs; the smoke runs it over a few flows when valgrind is installed)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -39,6 +43,12 @@ fi
 
 # The example logs at warn here, as the SDK servers do: per-request logging is not what is measured.
 export RUST_LOG=warn
+if ((SMOKE)) && command -v valgrind >/dev/null; then
+    # The instruction counter, once over a few flows per era: it runs, and counts are reported.
+    "$TARGET/instructions" --flows 3 --warmup 3 \
+        --server "mrtr example=$TARGET/examples/deploy_service --http {addr}" \
+        --legacy "mrtr example=$TARGET/examples/deploy_service --http {addr}"
+fi
 exec "$TARGET/flows" "${RUN[@]}" \
     --server "mrtr example=$TARGET/examples/deploy_service --http {addr}" \
     --server "rmcp by hand=$TARGET/rmcp_baseline --http {addr}" \

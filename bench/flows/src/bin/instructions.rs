@@ -75,6 +75,7 @@ fn callgrind_control(flag: &str, pid: u32) -> Result<(), String> {
     let status = Command::new("callgrind_control")
         .arg(flag)
         .arg(pid.to_string())
+        .stdout(std::process::Stdio::null())
         .status()
         .map_err(|e| format!("callgrind_control: {e}"))?;
     status
