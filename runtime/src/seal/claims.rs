@@ -29,6 +29,7 @@ use serde_json::Value;
 
 use crate::request::{InputMethod, InputRequest};
 use crate::seal::Continuation;
+use crate::seal::sink::Sink;
 
 pub(crate) const AUDIENCE_LEN: usize = 16;
 pub(crate) const PRINCIPAL_LEN: usize = 16;
@@ -55,29 +56,9 @@ pub(crate) fn encode(stamp: &Stamp, continuation: &Continuation) -> Result<Vec<u
 /// The length [`encode`] would produce, counted without building it: a continuation too large
 /// to seal is refused before any of it is copied, encrypted or base64-encoded.
 pub(crate) fn encoded_len(stamp: &Stamp, continuation: &Continuation) -> Result<usize, String> {
-    let mut counter = Counter(0);
+    let mut counter = 0usize;
     write(&mut counter, stamp, continuation)?;
-    Ok(counter.0)
-}
-
-/// Where the layout is written: a buffer, or a counter of what a buffer would hold. One writer
-/// for both keeps the size check and the token in step.
-pub(super) trait Sink {
-    fn put(&mut self, bytes: &[u8]);
-}
-
-impl Sink for Vec<u8> {
-    fn put(&mut self, bytes: &[u8]) {
-        self.extend_from_slice(bytes);
-    }
-}
-
-struct Counter(usize);
-
-impl Sink for Counter {
-    fn put(&mut self, bytes: &[u8]) {
-        self.0 += bytes.len();
-    }
+    Ok(counter)
 }
 
 fn write(out: &mut impl Sink, stamp: &Stamp, continuation: &Continuation) -> Result<(), String> {

@@ -14,6 +14,8 @@
 
 use serde_json::{Map, Number, Value};
 
+use super::sink::Sink;
+
 /// As deep as `serde_json` parses by default: no value that reached a handler is deeper.
 pub(crate) const MAX_DEPTH: usize = 128;
 
@@ -32,7 +34,7 @@ const SINGLE: u8 = 0xfa;
 const DOUBLE: u8 = 0xfb;
 
 /// Appends `value`.
-pub(crate) fn write(out: &mut impl super::claims::Sink, value: &Value) {
+pub(crate) fn write(out: &mut impl Sink, value: &Value) {
     match value {
         Value::Null => out.put(&[NULL]),
         Value::Bool(false) => out.put(&[FALSE]),
@@ -59,7 +61,7 @@ pub(crate) fn write(out: &mut impl super::claims::Sink, value: &Value) {
     }
 }
 
-fn write_number(out: &mut impl super::claims::Sink, number: &Number) {
+fn write_number(out: &mut impl Sink, number: &Number) {
     if let Some(unsigned) = number.as_u64() {
         head(out, UNSIGNED, unsigned);
     } else if let Some(signed) = number.as_i64() {
@@ -79,7 +81,7 @@ fn write_number(out: &mut impl super::claims::Sink, number: &Number) {
 }
 
 /// The initial byte(s): major type and argument, in the shortest form.
-fn head(out: &mut impl super::claims::Sink, major: u8, argument: u64) {
+fn head(out: &mut impl Sink, major: u8, argument: u64) {
     let major = major << 5;
     if argument < 24 {
         out.put(&[major | argument as u8]);

@@ -24,6 +24,7 @@ mod clock;
 mod json_cbor;
 mod keyring;
 mod mode;
+mod sink;
 mod token;
 
 pub use clock::Clock;
