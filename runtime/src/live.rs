@@ -95,16 +95,23 @@ fn server_request(
     version: &ProtocolVersion,
     request: &InputRequest,
 ) -> Result<ServerRequest, MrtrError> {
-    let params = request
-        .params
-        .clone()
-        .unwrap_or(Value::Object(Default::default()));
     let shape = |e: serde_json::Error| {
         MrtrError::Internal(format!(
             "{:?} params do not fit rmcp's model: {e}",
             request.method
         ))
     };
+    // A form as `elicit` builds it decodes to the same rmcp variant in every dialect (the
+    // older one below only drops `mode` first), so it takes the conversion that keeps schemas.
+    if let Some(form) = request.form_params() {
+        return Ok(ServerRequest::ElicitRequest(ElicitRequest::new(
+            form.map_err(shape)?,
+        )));
+    }
+    let params = request
+        .params
+        .clone()
+        .unwrap_or(Value::Object(Default::default()));
     Ok(match request.method {
         InputMethod::Elicitation => {
             let mut params = params;

@@ -47,7 +47,7 @@ impl InputRequest {
         let params = self.params.as_ref().unwrap_or(&Value::Null);
         Ok(match self.method {
             InputMethod::Elicitation => {
-                let params = match form::params(params) {
+                let params = match self.form_params() {
                     Some(form) => form?,
                     None => Deserialize::deserialize(params)?,
                 };
@@ -58,6 +58,17 @@ impl InputRequest {
             }
             InputMethod::Roots => serde_json::from_value(serde_json::to_value(self)?)?,
         })
+    }
+
+    /// rmcp's params of a form elicitation as `elicit` builds it (its schema converted once
+    /// per process); `None` for any other request or shape.
+    pub(crate) fn form_params(
+        &self,
+    ) -> Option<Result<rmcp::model::ElicitRequestParams, serde_json::Error>> {
+        match self.method {
+            InputMethod::Elicitation => form::params(self.params.as_ref()?),
+            _ => None,
+        }
     }
 
     /// One top-level field of `params`, if `params` is an object that has it.
