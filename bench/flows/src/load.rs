@@ -16,6 +16,17 @@ pub enum Era {
     Legacy,
 }
 
+impl Era {
+    /// The era a server flag names: `--server` (2026-07-28 flows) or `--legacy`.
+    pub fn of_flag(flag: &str) -> Option<Era> {
+        match flag {
+            "--server" => Some(Era::Modern),
+            "--legacy" => Some(Era::Legacy),
+            _ => None,
+        }
+    }
+}
+
 /// What one timed segment against one server produced.
 #[derive(Default)]
 pub struct Segment {

@@ -48,13 +48,10 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Options, String> {
             "--warmup" => options.warmup = number(value()?)?,
             "--chart" => options.chart = Some(value()?),
             "--smoke" => options.smoke = true,
-            "--server" => options
-                .servers
-                .push((ServerSpec::parse(&value()?)?, Era::Modern)),
-            "--legacy" => options
-                .servers
-                .push((ServerSpec::parse(&value()?)?, Era::Legacy)),
-            other => return Err(format!("unknown flag {other}")),
+            other => {
+                let era = Era::of_flag(other).ok_or(format!("unknown flag {other}"))?;
+                options.servers.push((ServerSpec::parse(&value()?)?, era));
+            }
         }
     }
     if options.servers.is_empty() {

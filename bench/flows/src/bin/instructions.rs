@@ -18,6 +18,7 @@
 use std::process::Command;
 
 use mrtr_flows::load::{Era, drive_flows};
+use mrtr_flows::report::era_name;
 use mrtr_flows::server::{Server, ServerSpec};
 
 struct Options {
@@ -42,13 +43,10 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Options, String> {
             "--flows" => options.flows = count(value()?)?.max(1),
             "--warmup" => options.warmup = count(value()?)?,
             "--dumps" => options.dumps = Some(value()?),
-            "--server" => options
-                .servers
-                .push((ServerSpec::parse(&value()?)?, Era::Modern)),
-            "--legacy" => options
-                .servers
-                .push((ServerSpec::parse(&value()?)?, Era::Legacy)),
-            other => return Err(format!("unknown flag {other}")),
+            other => {
+                let era = Era::of_flag(other).ok_or(format!("unknown flag {other}"))?;
+                options.servers.push((ServerSpec::parse(&value()?)?, era));
+            }
         }
     }
     if options.servers.is_empty() {
@@ -151,13 +149,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                 per_flow
             }
         };
-        let era_name = match era {
-            Era::Modern => "2026-07-28",
-            Era::Legacy => "legacy session",
-        };
         println!(
-            "| {} | {era_name} | {:.2} M | {:.2}× |",
+            "| {} | {} | {:.2} M | {:.2}× |",
             spec.label,
+            era_name(*era),
             per_flow as f64 / 1e6,
             reference as f64 / per_flow as f64
         );
