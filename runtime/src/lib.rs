@@ -56,6 +56,8 @@ pub use strict::StrictParams;
 // Unit tests derive `Elicit`, whose expansion names `::mrtr`.
 #[cfg(test)]
 extern crate self as mrtr;
+#[cfg(test)]
+mod json_shape;
 
 /// Everything a ported handler usually needs.
 pub mod prelude {

@@ -140,27 +140,19 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+    use crate::json_shape::JsonShape;
 
     fn json_value() -> impl Strategy<Value = Value> {
-        let leaf = prop_oneof![
-            Just(Value::Null),
-            any::<bool>().prop_map(Value::Bool),
-            any::<i64>().prop_map(Value::from),
-            any::<u64>().prop_map(Value::from),
-            any::<f64>()
-                .prop_filter("JSON has no NaN or infinity", |f| f.is_finite())
-                .prop_map(Value::from),
+        JsonShape {
             // Every escape class: quotes, backslashes, short escapes, other controls, DEL,
             // non-ASCII.
-            "[a\"\\\\\u{8}\u{c}\n\r\t\u{0}\u{1f}\u{7f}é€😀]{0,12}".prop_map(Value::String),
-        ];
-        leaf.prop_recursive(6, 64, 6, |inner| {
-            prop_oneof![
-                prop::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
-                prop::collection::btree_map("[a\"\n\u{1}é]{0,6}", inner, 0..6)
-                    .prop_map(|entries| Value::Object(entries.into_iter().collect())),
-            ]
-        })
+            text: "[a\"\\\\\u{8}\u{c}\n\r\t\u{0}\u{1f}\u{7f}é€😀]{0,12}",
+            keys: "[a\"\n\u{1}é]{0,6}",
+            depth: 6,
+            nodes: 64,
+            items: 6,
+        }
+        .values()
     }
 
     /// The nesting the limit is defined by: a scalar 0, `[]` 1, `{"a":[]}` 2.

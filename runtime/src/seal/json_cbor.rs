@@ -233,6 +233,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+    use crate::json_shape::JsonShape;
 
     fn encoded(value: &Value) -> Vec<u8> {
         let mut out = Vec::new();
@@ -253,26 +254,14 @@ mod tests {
     }
 
     fn json_value() -> impl Strategy<Value = Value> {
-        let leaf = prop_oneof![
-            Just(Value::Null),
-            any::<bool>().prop_map(Value::Bool),
-            any::<i64>().prop_map(Value::from),
-            any::<u64>().prop_map(Value::from),
-            any::<f64>()
-                .prop_filter("JSON has no NaN or infinity", |f| f.is_finite())
-                .prop_map(Value::from),
-            any::<f32>()
-                .prop_filter("JSON has no NaN or infinity", |f| f.is_finite())
-                .prop_map(|f| Value::from(f64::from(f))),
-            ".{0,40}".prop_map(Value::String),
-        ];
-        leaf.prop_recursive(4, 64, 8, |inner| {
-            prop_oneof![
-                prop::collection::vec(inner.clone(), 0..8).prop_map(Value::Array),
-                prop::collection::btree_map(".{0,12}", inner, 0..8)
-                    .prop_map(|entries| Value::Object(entries.into_iter().collect())),
-            ]
-        })
+        JsonShape {
+            text: ".{0,40}",
+            keys: ".{0,12}",
+            depth: 4,
+            nodes: 64,
+            items: 8,
+        }
+        .values()
     }
 
     proptest! {

@@ -7,26 +7,19 @@ use crate::config::{KeyRing, StateMode};
 use crate::request::{InputMethod, InputRequest};
 use crate::seal::{Binding, Continuation};
 use proptest::prelude::*;
-use serde_json::{Map, Value};
+use serde_json::Value;
+
+use crate::json_shape::JsonShape;
 
 fn json_value() -> impl Strategy<Value = Value> {
-    let leaf = prop_oneof![
-        Just(Value::Null),
-        any::<bool>().prop_map(Value::Bool),
-        any::<i64>().prop_map(Value::from),
-        any::<u64>().prop_map(Value::from),
-        any::<f64>()
-            .prop_filter("JSON has no NaN or infinity", |f| f.is_finite())
-            .prop_map(Value::from),
-        ".{0,24}".prop_map(Value::String),
-    ];
-    leaf.prop_recursive(4, 48, 6, |inner| {
-        prop_oneof![
-            prop::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
-            prop::collection::btree_map(".{0,10}", inner, 0..6)
-                .prop_map(|entries| Value::Object(entries.into_iter().collect::<Map<_, _>>())),
-        ]
-    })
+    JsonShape {
+        text: ".{0,24}",
+        keys: ".{0,10}",
+        depth: 4,
+        nodes: 48,
+        items: 6,
+    }
+    .values()
 }
 
 fn input_request() -> impl Strategy<Value = InputRequest> {
