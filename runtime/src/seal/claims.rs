@@ -29,6 +29,7 @@ use serde_json::Value;
 
 use crate::request::{InputMethod, InputRequest};
 use crate::seal::Continuation;
+use crate::seal::json_cbor;
 use crate::seal::sink::Sink;
 
 pub(crate) const AUDIENCE_LEN: usize = 16;
@@ -88,7 +89,7 @@ fn write(out: &mut impl Sink, stamp: &Stamp, continuation: &Continuation) -> Res
         match &request.params {
             Some(params) => {
                 out.put(&[method | METHOD_HAS_PARAMS]);
-                put_cbor(out, params);
+                json_cbor::write(out, params);
             }
             None => out.put(&[method]),
         }
@@ -96,7 +97,7 @@ fn write(out: &mut impl Sink, stamp: &Stamp, continuation: &Continuation) -> Res
     put_varint(out, continuation.answered.len() as u64);
     for (key, answer) in &continuation.answered {
         put_text(out, key);
-        put_cbor(out, answer);
+        json_cbor::write(out, answer);
     }
     out.put(&continuation.carried);
     Ok(())
@@ -195,10 +196,6 @@ fn put_text(out: &mut impl Sink, text: &str) {
     out.put(text.as_bytes());
 }
 
-fn put_cbor(out: &mut impl Sink, value: &Value) {
-    super::json_cbor::write(out, value);
-}
-
 struct Reader<'a> {
     rest: &'a [u8],
 }
@@ -258,7 +255,7 @@ impl Reader<'_> {
     }
 
     fn cbor(&mut self, what: &str) -> Result<Value, String> {
-        super::json_cbor::read(&mut self.rest).map_err(|e| format!("{what}: {e}"))
+        json_cbor::read(&mut self.rest).map_err(|e| format!("{what}: {e}"))
     }
 }
 
