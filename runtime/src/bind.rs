@@ -26,80 +26,133 @@ pub fn bind_digest(
     target: &str,
     arguments: Option<&Map<String, Value>>,
 ) -> BindDigest {
-    let mut arguments_json = String::new();
-    match arguments {
-        Some(arguments) => write_object(arguments, &mut arguments_json),
-        // An omitted `arguments` and `{}` mean the same call; a client may switch between them.
-        None => arguments_json.push_str("{}"),
-    }
     let mut hasher = Sha256::new();
     hasher.update(DOMAIN);
-    // Length prefixes keep ("tools/call", "ab") and ("tools/cal", "lab") apart.
     for part in [method.as_bytes(), target.as_bytes()] {
         hasher.update((part.len() as u64).to_be_bytes());
         hasher.update(part);
     }
-    hasher.update(arguments_json.as_bytes());
-    BindDigest(hasher.finalize().into())
+    // The canonical form goes straight into the hash: every round of every call takes this
+    // digest, and a copy of the arguments as text would be built only to be thrown away.
+    let mut out = Canonical(hasher);
+    match arguments {
+        Some(arguments) => write_object(arguments, &mut out),
+        None => out.text("{}"),
+    }
+    BindDigest(out.0.finalize().into())
 }
 
-/// The canonical JSON text of `value`: object keys sorted by their UTF-8 bytes, no whitespace,
-/// strings escaped by `serde_json`, numbers as described in `write_number`. The digest writes
-/// the arguments straight into its buffer; this is how the tests read the form it hashes.
+/// Where the canonical form is written: the hash, or (in tests) a string to look at.
+struct Canonical<W>(W);
+
+trait Absorb {
+    fn absorb(&mut self, bytes: &[u8]);
+}
+
+impl Absorb for Sha256 {
+    fn absorb(&mut self, bytes: &[u8]) {
+        self.update(bytes);
+    }
+}
+
+#[cfg(test)]
+impl Absorb for Vec<u8> {
+    fn absorb(&mut self, bytes: &[u8]) {
+        self.extend_from_slice(bytes);
+    }
+}
+
+impl<W: Absorb> Canonical<W> {
+    fn text(&mut self, text: &str) {
+        self.0.absorb(text.as_bytes());
+    }
+}
+
+impl<W: Absorb> std::fmt::Write for Canonical<W> {
+    fn write_str(&mut self, text: &str) -> std::fmt::Result {
+        self.text(text);
+        Ok(())
+    }
+}
+
+impl<W: Absorb> std::io::Write for Canonical<W> {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0.absorb(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 fn canonical_json(value: &Value) -> String {
-    let mut out = String::new();
+    let mut out = Canonical(Vec::new());
     write_value(value, &mut out);
-    out
+    String::from_utf8(out.0).expect("the canonical form is JSON text")
 }
 
-fn write_value(value: &Value, out: &mut String) {
+fn write_value<W: Absorb>(value: &Value, out: &mut Canonical<W>) {
     match value {
-        Value::Null => out.push_str("null"),
-        Value::Bool(true) => out.push_str("true"),
-        Value::Bool(false) => out.push_str("false"),
+        Value::Null => out.text("null"),
+        Value::Bool(true) => out.text("true"),
+        Value::Bool(false) => out.text("false"),
         Value::Number(number) => write_number(number, out),
         Value::String(text) => write_string(text, out),
         Value::Array(items) => {
-            out.push('[');
+            out.text("[");
             for (index, item) in items.iter().enumerate() {
                 if index > 0 {
-                    out.push(',');
+                    out.text(",");
                 }
                 write_value(item, out);
             }
-            out.push(']');
+            out.text("]");
         }
         Value::Object(object) => write_object(object, out),
     }
 }
 
-fn write_object(object: &Map<String, Value>, out: &mut String) {
-    // `Map` keeps insertion order when serde_json's `preserve_order` feature is on anywhere in
-    // the build, so the order is imposed here rather than trusted.
-    let mut entries: Vec<(&String, &Value)> = object.iter().collect();
-    entries.sort_unstable_by(|(a, _), (b, _)| a.as_bytes().cmp(b.as_bytes()));
-    out.push('{');
-    for (index, (key, value)) in entries.into_iter().enumerate() {
+fn write_object<W: Absorb>(object: &Map<String, Value>, out: &mut Canonical<W>) {
+    out.text("{");
+    // serde_json's map is already sorted by key unless some crate in the build turns on its
+    // `preserve_order` feature; only then is a sorted copy of the entries needed.
+    let sorted = object
+        .keys()
+        .zip(object.keys().skip(1))
+        .all(|(a, b)| a.as_bytes() < b.as_bytes());
+    if sorted {
+        write_entries(object.iter(), out);
+    } else {
+        let mut entries: Vec<(&String, &Value)> = object.iter().collect();
+        entries.sort_unstable_by(|(a, _), (b, _)| a.as_bytes().cmp(b.as_bytes()));
+        write_entries(entries.into_iter(), out);
+    }
+    out.text("}");
+}
+
+fn write_entries<'a, W: Absorb>(
+    entries: impl Iterator<Item = (&'a String, &'a Value)>,
+    out: &mut Canonical<W>,
+) {
+    for (index, (key, value)) in entries.enumerate() {
         if index > 0 {
-            out.push(',');
+            out.text(",");
         }
         write_string(key, out);
-        out.push(':');
+        out.text(":");
         write_value(value, out);
     }
-    out.push('}');
 }
 
-fn write_string(text: &str, out: &mut String) {
-    // Serialising a `&str` cannot fail.
-    out.push_str(&serde_json::to_string(text).unwrap_or_default());
+/// serde_json's escaping, written where it goes.
+fn write_string<W: Absorb>(text: &str, out: &mut Canonical<W>) {
+    // Writing a `str` to an infallible writer cannot fail.
+    let _ = serde_json::to_writer(&mut *out, text);
 }
 
-/// Integers print in decimal. A float with no fractional part that fits in an `i64` or `u64`
-/// prints as that integer, so `2`, `2.0` and `2e0` agree; any other float prints in Rust's
-/// shortest round-trip exponent form (`1.5e0`, `1e300`), which bounds its length.
-fn write_number(number: &Number, out: &mut String) {
+fn write_number<W: Absorb>(number: &Number, out: &mut Canonical<W>) {
     if let Some(integer) = number.as_i64() {
         let _ = write!(out, "{integer}");
     } else if let Some(integer) = number.as_u64() {
@@ -117,7 +170,7 @@ fn write_number(number: &Number, out: &mut String) {
         }
     } else {
         // Only reachable with serde_json's `arbitrary_precision`: keep the text as given.
-        out.push_str(&number.to_string());
+        out.text(&number.to_string());
     }
 }
 
@@ -175,6 +228,21 @@ mod tests {
         assert_eq!(
             bind_digest("tools/call", "t", None),
             bind_digest("tools/call", "t", Some(&empty))
+        );
+    }
+
+    /// Tokens in flight survive an upgrade only if the digest of the same request never moves.
+    #[test]
+    fn the_digest_of_a_request_is_pinned() {
+        let args = object(json!({
+            "service": "api", "opts": {"n": 3.0, "dry": true, "tags": ["a\u{1}\"", "é"]},
+            "big": 18446744073709551615u64, "neg": -7, "half": 0.5, "none": null
+        }));
+        let digest = bind_digest("tools/call", "deploy", Some(&args)).0;
+        let hex: String = digest.iter().map(|byte| format!("{byte:02x}")).collect();
+        assert_eq!(
+            hex,
+            "1782a0c10cd6a2358171e1160f2a5d701882de6e98fe96bd2ee6e2c297c1e97d"
         );
     }
 
