@@ -5,7 +5,7 @@
 //! off one short run.
 //!
 //! ```text
-//! instructions [--flows 90] [--warmup 30] [--dumps DIR]
+//! instructions [--flows 90] [--warmup 30] [--dumps DIR] [--cache-sim]
 //!              --server 'LABEL=COMMAND ARGS..' ..   (2026-07-28 flows)
 //!              --legacy 'LABEL=COMMAND ARGS..' ..   (legacy sessions)
 //! ```
@@ -14,6 +14,10 @@
 //! its caches, the counters are zeroed (`callgrind_control -z`), exactly `--flows` flows run
 //! (the three kinds in turn, so keep it a multiple of 3), and the dump's total is divided by
 //! them. Native servers only: a JIT (Node) or an interpreter under valgrind measures valgrind.
+//!
+//! `--cache-sim` also simulates the caches (32 KB L1s, a 1 MB 16-way last level) and reports
+//! last-level misses per flow: what an instruction count cannot see, and why the native time
+//! ratio can be larger than the instruction ratio.
 
 use std::process::Command;
 
@@ -26,6 +30,7 @@ struct Options {
     warmup: u64,
     /// Where to keep each server's dump (`LABEL.callgrind`), for `callgrind_annotate`.
     dumps: Option<String>,
+    cache_sim: bool,
     servers: Vec<(ServerSpec, Era)>,
 }
 
@@ -34,6 +39,7 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Options, String> {
         flows: 90,
         warmup: 30,
         dumps: None,
+        cache_sim: false,
         servers: Vec::new(),
     };
     while let Some(flag) = args.next() {
@@ -43,6 +49,7 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Options, String> {
             "--flows" => options.flows = count(value()?)?.max(1),
             "--warmup" => options.warmup = count(value()?)?,
             "--dumps" => options.dumps = Some(value()?),
+            "--cache-sim" => options.cache_sim = true,
             other => {
                 let era = Era::of_flag(other).ok_or(format!("unknown flag {other}"))?;
                 options.servers.push((ServerSpec::parse(&value()?)?, era));
@@ -56,12 +63,24 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Options, String> {
 }
 
 /// `spec` run under callgrind, its dumps written beside the server's log.
-fn under_callgrind(spec: &ServerSpec, out: &str) -> ServerSpec {
+fn under_callgrind(spec: &ServerSpec, out: &str, cache_sim: bool) -> ServerSpec {
     let mut command = vec![
         "valgrind".to_owned(),
         "--tool=callgrind".to_owned(),
         format!("--callgrind-out-file={out}"),
     ];
+    if cache_sim {
+        // Given explicitly so the figure does not follow whatever cache valgrind detects.
+        command.extend(
+            [
+                "--cache-sim=yes",
+                "--I1=32768,8,64",
+                "--D1=32768,8,64",
+                "--LL=1048576,16,64",
+            ]
+            .map(str::to_owned),
+        );
+    }
     command.extend(spec.command.iter().cloned());
     ServerSpec {
         label: spec.label.clone(),
@@ -82,25 +101,59 @@ fn callgrind_control(flag: &str, pid: u32) -> Result<(), String> {
         .ok_or(format!("callgrind_control {flag} {pid}: {status}"))
 }
 
-/// The `totals:` (instructions) of a callgrind dump.
-fn total_instructions(dump: &str) -> Result<u64, String> {
+/// A dump's totals: instructions, and last-level misses when the caches were simulated.
+struct Totals {
+    instructions: u64,
+    last_level_misses: Option<u64>,
+}
+
+/// Reads the `events:` header and the `totals:` (or `summary:`) line of a callgrind dump.
+fn totals(dump: &str) -> Result<Totals, String> {
     let text = std::fs::read_to_string(dump).map_err(|e| format!("{dump}: {e}"))?;
-    text.lines()
+    let events: Vec<&str> = text
+        .lines()
+        .find_map(|line| line.strip_prefix("events:"))
+        .ok_or(format!("{dump}: no events line"))?
+        .split_whitespace()
+        .collect();
+    let values: Vec<u64> = text
+        .lines()
         .find_map(|line| {
             line.strip_prefix("totals:")
                 .or(line.strip_prefix("summary:"))
         })
-        .and_then(|rest| rest.split_whitespace().next()?.parse().ok())
-        .ok_or(format!("{dump}: no totals line"))
+        .ok_or(format!("{dump}: no totals line"))?
+        .split_whitespace()
+        .map(|value| value.parse().map_err(|e| format!("{dump}: totals: {e}")))
+        .collect::<Result<_, _>>()?;
+    // Trailing zero counts may be left off the totals line.
+    let event = |name: &str| {
+        let index = events.iter().position(|event| *event == name)?;
+        Some(values.get(index).copied().unwrap_or(0))
+    };
+    let instructions = event("Ir").ok_or(format!("{dump}: no Ir event"))?;
+    let last_level_misses = match (event("ILmr"), event("DLmr"), event("DLmw")) {
+        (Some(code), Some(read), Some(write)) => Some(code + read + write),
+        _ => None,
+    };
+    Ok(Totals {
+        instructions,
+        last_level_misses,
+    })
 }
 
-async fn count(spec: &ServerSpec, era: Era, options: &Options) -> Result<u64, String> {
+/// Per flow: instructions, and last-level misses under `--cache-sim`.
+async fn count(
+    spec: &ServerSpec,
+    era: Era,
+    options: &Options,
+) -> Result<(u64, Option<u64>), String> {
     let dir = std::env::temp_dir().join(format!("mrtr-instructions-{}", std::process::id()));
     std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
     let out = dir.join("callgrind.out");
     let out = out.to_str().ok_or("a temp dir that is not UTF-8")?;
     let server = Server::start(
-        &under_callgrind(spec, out),
+        &under_callgrind(spec, out, options.cache_sim),
         std::time::Duration::from_secs(120),
     )?;
     let warm = drive_flows(&server.url, era, options.warmup).await;
@@ -124,9 +177,15 @@ async fn count(spec: &ServerSpec, era: Era, options: &Options) -> Result<u64, St
         let kept = format!("{keep}/{}.callgrind", spec.label.replace([' ', '/'], "_"));
         std::fs::copy(&dump, &kept).map_err(|e| format!("{kept}: {e}"))?;
     }
-    let total = total_instructions(&dump);
+    let totals = totals(&dump);
     let _ = std::fs::remove_dir_all(&dir);
-    Ok(total? / options.flows)
+    let totals = totals?;
+    Ok((
+        totals.instructions / options.flows,
+        totals
+            .last_level_misses
+            .map(|misses| misses / options.flows),
+    ))
 }
 
 #[tokio::main]
@@ -136,12 +195,22 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         "instructions per flow (callgrind), {} flows after {} warm-up flows, one connection\n",
         options.flows, options.warmup
     );
-    println!("| server | era | instructions per flow | first row of its era ÷ this |");
-    println!("|---|---|---|---|");
+    let misses_column = if options.cache_sim {
+        " last-level misses per flow (1 MB) |"
+    } else {
+        ""
+    };
+    println!(
+        "| server | era | instructions per flow | first row of its era ÷ this |{misses_column}"
+    );
+    println!(
+        "|---|---|---|---|{}",
+        if options.cache_sim { "---|" } else { "" }
+    );
     let mut first: Vec<(Era, u64)> = Vec::new();
     for (spec, era) in &options.servers {
         eprintln!("instructions: {} under callgrind", spec.label);
-        let per_flow = count(spec, *era, &options).await?;
+        let (per_flow, misses) = count(spec, *era, &options).await?;
         let reference = match first.iter().find(|(e, _)| e == era) {
             Some((_, reference)) => *reference,
             None => {
@@ -149,8 +218,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                 per_flow
             }
         };
+        let misses = misses.map_or(String::new(), |misses| format!(" {misses} |"));
         println!(
-            "| {} | {} | {:.2} M | {:.2}× |",
+            "| {} | {} | {:.2} M | {:.2}× |{misses}",
             spec.label,
             era_name(*era),
             per_flow as f64 / 1e6,
@@ -158,4 +228,44 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         );
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dump(text: &str) -> Result<Totals, String> {
+        let path =
+            std::env::temp_dir().join(format!("mrtr-totals-{}-{}", std::process::id(), text.len()));
+        std::fs::write(&path, text).unwrap();
+        let read = totals(path.to_str().unwrap());
+        std::fs::remove_file(&path).unwrap();
+        read
+    }
+
+    #[test]
+    fn instructions_alone_have_no_miss_count() {
+        let read = dump("events: Ir\nfn=(1) main\n0 5\ntotals: 1234\n").unwrap();
+        assert_eq!(read.instructions, 1234);
+        assert_eq!(read.last_level_misses, None);
+    }
+
+    #[test]
+    fn last_level_misses_add_code_reads_and_writes_and_omitted_zeros_count() {
+        let events = "events: Ir Dr Dw I1mr D1mr D1mw ILmr DLmr DLmw\n";
+        let read = dump(&format!("{events}summary: 1000 1 2 3 4 5 60 70 80\n")).unwrap();
+        assert_eq!(
+            (read.instructions, read.last_level_misses),
+            (1000, Some(210))
+        );
+        let trailing_zeros_left_off =
+            dump(&format!("{events}totals: 1000 1 2 3 4 5 60\n")).unwrap();
+        assert_eq!(trailing_zeros_left_off.last_level_misses, Some(60));
+    }
+
+    #[test]
+    fn a_dump_without_totals_is_an_error() {
+        assert!(dump("events: Ir\n").is_err());
+        assert!(dump("totals: 12\n").is_err());
+    }
 }
