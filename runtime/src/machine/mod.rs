@@ -1,8 +1,8 @@
 //! The runtime half of a lowered handler: one round of the generated state machine.
 //!
-//! Reading order: the method rmcp registers boxes the lowered body and hands it to
-//! [`respond`] (`respond.rs`). The body opens the round with `ToolCall::open` (in `call`), which
-//! checks the incoming state and builds an [`Io`] (`round.rs`); restores its slots with
+//! Reading order: the method rmcp registers hands [`respond`] (`respond.rs`) the round's opening,
+//! `ToolCall::open` (in `call`), which checks the incoming state and builds an [`Io`]
+//! (`round.rs`), and the boxed lowered body to start on it. The body restores its slots with
 //! [`Io::restore`]; registers asks with [`Io::ask`], decodes answers with [`Io::take`] and either
 //! continues, awaits a legacy client ([`Io::ask_live`]) or returns [`Io::suspend`], whose
 //! `Suspension` (`suspension.rs`) holds the continuation to seal. Every exit of the body is a

@@ -7,7 +7,9 @@
 //! body arrives as `Pin<Box<dyn Future + Send>>` or `Pin<Box<dyn Future>>` and the response must
 //! be boxed the same way, and Rust cannot be generic over whether a `dyn` type carries `+ Send`
 //! (an auto trait is not a type parameter); a trait over the two box types would be more code
-//! than the second four-line function.
+//! than the second short function.
+
+use std::future::Future;
 
 use futures::future::{BoxFuture, LocalBoxFuture};
 use rmcp::ErrorData;
@@ -18,32 +20,59 @@ use rmcp::model::{
     ReadResourceResult,
 };
 
-use super::lift::{Flow, Lift, Lifted};
+use crate::error::MrtrError;
 
-/// The future rmcp awaits for a `tools/call`, `prompts/get` or `resources/read`: the boxed
-/// body, then its outcome as that request's response.
-pub fn respond<'a, R, Out>(body: BoxFuture<'a, Lifted<R>>) -> BoxFuture<'a, Result<Out, ErrorData>>
+use super::lift::{Flow, Lift, Lifted};
+use super::round::Io;
+
+/// The round being opened (`ToolCall::open` and its kin): the incoming state checked, an [`Io`]
+/// built.
+pub type Opening = BoxFuture<'static, Result<Io, MrtrError>>;
+
+/// The future rmcp awaits for a `tools/call`, `prompts/get` or `resources/read`: the round is
+/// opened, the boxed body runs on its `Io`, then its outcome becomes that request's response.
+///
+/// Opening the round here rather than in the body leaves each handler's body one `.await` and one
+/// early return fewer to compile; `body` is boxed, so this is compiled once per return type, not
+/// once per handler.
+pub fn respond<'a, R, Out>(
+    open: Opening,
+    body: Box<dyn FnOnce(Io) -> BoxFuture<'a, Lifted<R>> + Send + 'a>,
+) -> BoxFuture<'a, Result<Out, ErrorData>>
 where
     R: Lift + IntoResponse<Out> + 'a,
     Out: From<InputRequiredResult> + 'a,
 {
     Box::pin(crate::lease::scope(async move {
-        answered(outcome::<R, Out>(body.await))
+        answered(outcome::<R, Out>(opened::<R, _>(open, body).await))
     }))
 }
 
 /// [`respond`] for `#[tool(local)]` / `#[prompt(local)]` handlers, whose futures need not be
 /// `Send`.
 pub fn respond_local<'a, R, Out>(
-    body: LocalBoxFuture<'a, Lifted<R>>,
+    open: Opening,
+    body: Box<dyn FnOnce(Io) -> LocalBoxFuture<'a, Lifted<R>> + 'a>,
 ) -> LocalBoxFuture<'a, Result<Out, ErrorData>>
 where
     R: Lift + IntoResponse<Out> + 'a,
     Out: From<InputRequiredResult> + 'a,
 {
     Box::pin(crate::lease::scope(async move {
-        answered(outcome::<R, Out>(body.await))
+        answered(outcome::<R, Out>(opened::<R, _>(open, body).await))
     }))
+}
+
+/// The body's outcome on the opened round; a round that cannot be opened fails before any of the
+/// body runs.
+async fn opened<R: Lift, B: Future<Output = Lifted<R>>>(
+    open: Opening,
+    body: impl FnOnce(Io) -> B,
+) -> Lifted<R> {
+    match open.await {
+        Ok(io) => body(io).await,
+        Err(error) => Ok(Flow::Fail(error)),
+    }
 }
 
 /// The round has its response: under single use its continuation is spent, whatever the

@@ -23,7 +23,7 @@ use crate::request::{Ask, InputRequest};
 use crate::runtime::Runtime;
 use crate::seal::{Binding, Continuation};
 
-use super::compose::Frame;
+use super::compose::{Frame, Poll};
 use super::handler::{Handler, StepInfo};
 use super::lift::Flow;
 use super::suspension::Suspension;
@@ -71,6 +71,8 @@ pub struct Io {
     prefix: String,
     /// rmcp's context of this request, for helpers that take `&RequestContext` or `&Peer`.
     context: Option<RequestContext<RoleServer>>,
+    /// A helper's runtime failure, on its way to its caller's step exit (see [`Io::settled`]).
+    failed: Option<MrtrError>,
 }
 
 impl Io {
@@ -105,6 +107,7 @@ impl Io {
             arguments: None,
             prefix: String::new(),
             context: None,
+            failed: None,
         }
     }
 
@@ -134,6 +137,7 @@ impl Io {
             arguments: None,
             prefix: String::new(),
             context: None,
+            failed: None,
         }
     }
 
@@ -331,8 +335,28 @@ impl Io {
         &self.caps
     }
 
-    pub fn is_live(&self) -> bool {
-        matches!(self.mode, Mode::Live { .. })
+    /// Whether the step the dispatch loop left waits for a legacy client: a live round with no
+    /// helper failure to report (which `suspend` reports instead).
+    pub fn asks_live(&self) -> bool {
+        matches!(self.mode, Mode::Live { .. }) && self.failed.is_none()
+    }
+
+    /// How a helper's entry ended, as its call site takes it: its value once done, else `None`
+    /// and the call site leaves the dispatch loop at its step, whose exit ([`Io::suspend`],
+    /// [`Io::suspend_frame`]) seals the frame left in `frame` or reports the failure kept here.
+    /// One `let .. else` per site instead of a three-way match, in every body that enters it.
+    pub fn settled<R>(&mut self, poll: Poll<R>, frame: &mut Option<Frame>) -> Option<R> {
+        match poll {
+            Poll::Done(value) => Some(value),
+            Poll::Suspend(suspended) => {
+                *frame = Some(suspended);
+                None
+            }
+            Poll::Fail(error) => {
+                self.failed = Some(error);
+                None
+            }
+        }
     }
 
     fn unanswered(&self) -> impl Iterator<Item = (&String, &InputRequest)> {
@@ -398,7 +422,10 @@ impl Io {
 
     /// Modern: ends this round at step `step` (its index in the handler's steps), saving the
     /// slots the step carries.
-    pub fn suspend<T>(self, slots: &mut impl Slots, step: usize) -> Flow<T> {
+    pub fn suspend<T>(mut self, slots: &mut impl Slots, step: usize) -> Flow<T> {
+        if let Some(error) = self.failed.take() {
+            return Flow::Fail(error);
+        }
         let Some(info) = self.handler.steps.get(step) else {
             return Flow::Fail(MrtrError::Internal(format!(
                 "mrtr lowering bug: no step {step}"
@@ -442,14 +469,17 @@ impl Io {
     }
 
     /// A helper's [`suspend`](Self::suspend): the frame its caller carries, for the helper's
-    /// step `step`. The round goes on in the caller, which suspends at its own call site.
+    /// step `step` (or the failure of a helper that step entered). The round goes on in the
+    /// caller, which suspends at its own call site.
     pub fn suspend_frame<T>(
-        &self,
+        &mut self,
         helper: &'static Handler,
         slots: &mut impl Slots,
         step: usize,
-    ) -> super::compose::Poll<T> {
-        use super::compose::Poll;
+    ) -> Poll<T> {
+        if let Some(error) = self.failed.take() {
+            return Poll::Fail(error);
+        }
         let Some(info) = helper.steps.get(step) else {
             return Poll::Fail(MrtrError::Internal(format!(
                 "mrtr lowering bug: no step {step} in helper `{}`",
@@ -676,7 +706,7 @@ mod tests {
     /// A helper's frame, as its caller carries it, for the filled slots.
     fn frame() -> Frame {
         match io(None).suspend_frame::<()>(&HANDLER, &mut filled(), 0) {
-            crate::machine::Poll::Suspend(frame) => frame,
+            Poll::Suspend(frame) => frame,
             _ => panic!("filled slots suspend"),
         }
     }
@@ -711,6 +741,27 @@ mod tests {
         assert!(
             matches!(refused, Err(MrtrError::RejectedState(reason)) if reason.contains("unknown step"))
         );
+    }
+
+    #[test]
+    fn a_helper_entry_settles_for_its_call_site_and_its_failure_ends_the_step() {
+        let mut io = io(None);
+        let mut slot = None;
+        assert_eq!(io.settled(Poll::Done(3u8), &mut slot), Some(3));
+        assert_eq!(io.settled(Poll::<u8>::Suspend(frame()), &mut slot), None);
+        assert_eq!(
+            slot,
+            Some(frame()),
+            "a suspended helper leaves its frame to carry"
+        );
+        assert!(!io.asks_live());
+        let failed = MrtrError::Client("the client went away".into());
+        assert_eq!(io.settled(Poll::<u8>::Fail(failed), &mut None), None);
+        // The step the site leaves at reports the failure instead of sealing.
+        match io.suspend::<()>(&mut filled(), 0) {
+            Flow::Fail(MrtrError::Client(reason)) => assert_eq!(reason, "the client went away"),
+            _ => panic!("a helper's failure must fail the round"),
+        }
     }
 
     #[test]

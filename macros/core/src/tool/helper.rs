@@ -5,7 +5,8 @@
 //! arguments once, at the call site, into a `Call` (not a future: awaited anywhere else it is a
 //! compile error naming the fix). The hidden `__mrtr_run_<name>` is the machine: the same
 //! pipeline as a handler's body, entered with the call's arguments or with the frame the caller
-//! carried, ending in a `Poll`.
+//! carried, ending in its value for the call site, or in `None` once it left a frame to carry or
+//! a failure to report (`Io::settled`).
 //!
 //! Parameters, as a retry on another instance needs them:
 //! - `ClientCaps`, `RequestContext<RoleServer>`, `Peer<RoleServer>` (by value or by reference)
@@ -312,7 +313,7 @@ fn emit(method: &ImplItemFn, params: &[Param], ret: &Type, machine: &Gen<'_>) ->
     });
     let lowered_ty = machine.returns.lowered_helper(ret);
     let table = table(machine, name);
-    let body = machine.body_tokens(None);
+    let body = machine.body_tokens();
     let lints = interface::lint_levels(method);
     let generic_params = &generics.params;
     let run_fn = quote_spanned! {name.span()=>
@@ -323,21 +324,23 @@ fn emit(method: &ImplItemFn, params: &[Param], ret: &Type, machine: &Gen<'_>) ->
             #receiver_param
             __mrtr_site: &str,
             __mrtr_call: &mut ::core::option::Option<#call_ty>,
-            __mrtr_frame: &mut ::core::option::Option<#rt::Frame>,
+            __mrtr_frame_slot: &mut ::core::option::Option<#rt::Frame>,
             mut __mrtr_io: &mut #rt::Io,
-        ) -> #rt::Poll<#ret> #where_clause {
+        ) -> ::core::option::Option<#ret> #where_clause {
             #table
             let __mrtr_depth = __mrtr_io.enter(__mrtr_site);
-            let (mut __mrtr_start, __mrtr_frame) = #rt::Entry::new(__mrtr_call, __mrtr_frame).open();
+            let (mut __mrtr_start, __mrtr_frame) =
+                #rt::Entry::new(__mrtr_call, __mrtr_frame_slot).open();
             let __mrtr_fresh = __mrtr_start.is_some();
             // The lowered body returns its own shape (`?` converts into the written error);
-            // every way out of it leaves the site's key prefix and settles into a `Poll`.
+            // every way out of it leaves the site's key prefix and settles for the call site
+            // (`Io::settled`).
             let __mrtr_lowered: #lowered_ty = async {
                 #(#contexts)*
                 #body
             }.await;
             __mrtr_io.leave(__mrtr_depth);
-            #rt::Settle::settle(__mrtr_lowered)
+            __mrtr_io.settled(#rt::Settle::settle(__mrtr_lowered), __mrtr_frame_slot)
         }
     };
     quote!(#calling #run_fn)

@@ -142,6 +142,10 @@ fn boxed(handler: &Handler<'_>, lifetime: &TokenStream, output: TokenStream) -> 
 
 /// The plain `fn` rmcp registers: same name, attributes and parameters (plus the injected
 /// call), returning the boxed future rmcp's own `#[tool]` would have made of the `async fn`.
+///
+/// The round is opened by the runtime's `respond`, which then starts the lowered body on its
+/// `Io`: the body has no `.await` and no early return of its own for opening the round, which
+/// is what type-checking every handler's body paid for.
 fn registered_fn(handler: &Handler<'_>) -> TokenStream {
     let rt = crate::runtime();
     let method = handler.method;
@@ -163,62 +167,55 @@ fn registered_fn(handler: &Handler<'_>) -> TokenStream {
             quote!(#p: #ty)
         })
         .chain(context.as_ref().map(|(param, _)| param.clone()));
-    let forwarded = typed_params(method)
-        .enumerate()
-        .map(|(i, _)| {
-            let p = format_ident!("__mrtr_p{}", i);
-            quote!(#p)
-        })
-        .chain(context.map(|(_, arg)| arg));
+    let forwarded = typed_params(method).enumerate().map(|(i, _)| {
+        let p = format_ident!("__mrtr_p{}", i);
+        quote!(#p)
+    });
+    let context_arg = context.map(|(_, arg)| quote!(, #arg));
+    let handler_const = handler_const(name);
     let attrs = forward_attrs(handler);
     let returned = boxed(
         handler,
         &lifetime,
         quote!(::core::result::Result<#response, #rt::rmcp::ErrorData>),
     );
-    let body_future = boxed(handler, &lifetime, quote!(#rt::Lifted<#ret>));
     quote_spanned! {name.span()=>
         #(#attrs)*
         #vis fn #name(#receiver_param __mrtr_call: #rt::#call_ty, #(#params),*) -> #returned {
-            let __mrtr_body: #body_future =
-                ::std::boxed::Box::pin(Self::#body_fn(#receiver_arg __mrtr_call, #(#forwarded),*));
-            #rt::#respond::<#ret, _>(__mrtr_body)
+            #rt::#respond::<#ret, _>(
+                __mrtr_call.open(const { &Self::#handler_const } #context_arg),
+                ::std::boxed::Box::new(move |__mrtr_io| {
+                    ::std::boxed::Box::pin(Self::#body_fn(#receiver_arg __mrtr_io, #(#forwarded),*))
+                }),
+            )
         }
     }
 }
 
-/// The hidden `async fn` holding the state machine, with the user's lint levels.
+/// The hidden `async fn` holding the state machine, with the user's lint levels; it starts on
+/// the round `respond` opened.
 fn body_fn(handler: &Handler<'_>, machine: &Gen<'_>) -> TokenStream {
     let rt = crate::runtime();
     let method = handler.method;
     let (ret, name) = (&handler.ret, &method.sig.ident);
     let body_fn = body_fn_name(method);
     let (receiver_param, _, _) = receiver(method);
-    let (call_ty, _) = request_kind(handler);
-    let context = trailing_context(handler);
     // A refilled parameter's pattern is bound in each arm that needs it (`params.rs`).
-    let params = typed_params(method)
-        .enumerate()
-        .map(|(i, t)| {
-            if machine.plan.refilled.iter().any(|r| r.arg == i) {
-                let p = format_ident!("__mrtr_p{}", i);
-                let ty = &t.ty;
-                quote!(#p: #ty)
-            } else {
-                quote!(#t)
-            }
-        })
-        .chain(context.as_ref().map(|(param, _)| param.clone()));
+    let params = typed_params(method).enumerate().map(|(i, t)| {
+        if machine.plan.refilled.iter().any(|r| r.arg == i) {
+            let p = format_ident!("__mrtr_p{}", i);
+            let ty = &t.ty;
+            quote!(#p: #ty)
+        } else {
+            quote!(#t)
+        }
+    });
     let lints = lint_levels(method);
-    let handler_const = handler_const(name);
-    let context_arg = context.map(|(_, arg)| quote!(, #arg));
-    let lowered = machine.body_tokens(Some(
-        quote!(__mrtr_call.open(const { &Self::#handler_const } #context_arg).await),
-    ));
+    let lowered = machine.body_tokens();
     quote_spanned! {name.span()=>
         #[doc(hidden)]
         #(#lints)*
-        async fn #body_fn(#receiver_param __mrtr_call: #rt::#call_ty, #(#params),*)
+        async fn #body_fn(#receiver_param mut __mrtr_io: #rt::Io, #(#params),*)
             -> #rt::Lifted<#ret>
         {
             #lowered

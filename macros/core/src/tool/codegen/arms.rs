@@ -158,24 +158,21 @@ impl Gen<'_> {
     /// A helper site's resume arm begins by entering the callee (fresh with the arguments the
     /// site evaluated, or resumed from the frame this step carried) under the site's key
     /// prefix, before any user code runs: a retry walks down the chain of frames and re-runs
-    /// nothing. A callee that suspends leaves its frame in this step's slot. The entering itself
-    /// (key prefix, `Entry`, `Settle`) is done by the callee, once per helper: every site is one
-    /// call, compiled in every handler that enters it.
+    /// nothing. A callee that suspends leaves its frame in this step's slot, one that fails
+    /// leaves its failure in `Io`; either way the site leaves the dispatch loop at its step,
+    /// whose exit seals or reports it. The entering itself (key prefix, `Entry`, `Settle`) is
+    /// done by the callee, once per helper: every site is one call and one `let .. else`,
+    /// compiled in every handler that enters it.
     fn enter_helper(&self, site: SiteId, key: &SiteKey, helper: &HelperEntry) -> TokenStream {
-        let rt = rt();
         let wire = self.key_at_resume(site, &key.key);
         let call = Self::helper_call(&key.key);
         let frame = self.frame_slot(site);
         let callee = &helper.callee;
-        let fail = self.fail(quote!(error));
         quote! {
-            let __mrtr_a0 = match #callee(#wire, &mut #call, &mut #frame.value, &mut __mrtr_io).await {
-                #rt::Poll::Done(value) => value,
-                #rt::Poll::Suspend(callee) => {
-                    #frame.value = ::core::option::Option::Some(callee);
-                    break '__mrtr_dispatch #site;
-                }
-                #rt::Poll::Fail(error) => #fail,
+            let ::core::option::Option::Some(__mrtr_a0) =
+                #callee(#wire, &mut #call, &mut #frame.value, &mut __mrtr_io).await
+            else {
+                break '__mrtr_dispatch #site;
             };
         }
     }

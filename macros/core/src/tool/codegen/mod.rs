@@ -133,14 +133,10 @@ impl Gen<'_> {
             continue '__mrtr_dispatch;
         }
     }
-    /// The whole lowered body; `open` is the expression that opens a handler's round (`Io`);
-    /// a helper is handed its caller's.
-    pub fn body_tokens(&self, open: Option<TokenStream>) -> TokenStream {
+    /// The whole lowered body, on the round's `__mrtr_io` (a handler's is opened by `respond`,
+    /// a helper is handed its caller's).
+    pub fn body_tokens(&self) -> TokenStream {
         let items = &self.body.items;
-        let open = open.map(|open| {
-            let open = self.attempt(open);
-            quote!(let mut __mrtr_io = #open;)
-        });
         let (sources, slots) = (self.refill_sources(), self.slot_decls());
         let carried = self.carried_tuple();
         let transfers = self.transfer_decls();
@@ -159,7 +155,6 @@ impl Gen<'_> {
         let dispatch = self.dispatch();
         quote! {
             #(#items)*
-            #open
             #(#sources)*
             #(#slots)*
             let mut __mrtr_c = #carried;
@@ -232,7 +227,7 @@ impl Gen<'_> {
             let mut __mrtr_pc: u32 = #restore;
             loop {
                 #run_arms
-                if __mrtr_io.is_live() {
+                if __mrtr_io.asks_live() {
                     #ask_live;
                     __mrtr_pc = #resume_pc;
                     continue;
