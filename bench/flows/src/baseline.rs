@@ -26,7 +26,7 @@ use rmcp::model::{
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, schemars, tool, tool_handler, tool_router};
-use serde::de::DeserializeOwned;
+use serde::de::{DeserializeOwned, IgnoredAny};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
@@ -97,12 +97,26 @@ enum RolloutStep {
 pub struct Baseline {
     ops: Ops,
     codec: std::sync::Arc<RequestStateCodec>,
+    /// Filler sealed beside each step (`None`: the step alone, as always): how much a bigger
+    /// token costs the whole stack, measured on a server that is otherwise unchanged.
+    state_padding: Option<std::sync::Arc<str>>,
 }
 
 #[tool_router]
 impl Baseline {
     pub fn new(ops: Ops, codec: std::sync::Arc<RequestStateCodec>) -> Self {
-        Self { ops, codec }
+        Self {
+            ops,
+            codec,
+            state_padding: None,
+        }
+    }
+
+    /// Seals `padding` beside every step (see [`STATE_PAD_VAR`]); built once by the caller, as
+    /// the server is made anew for every stateless request.
+    pub fn with_state_padding(mut self, padding: Option<std::sync::Arc<str>>) -> Self {
+        self.state_padding = padding;
+        self
     }
 
     #[tool(description = "Deploy a service to staging or production")]
@@ -281,12 +295,30 @@ impl Baseline {
 impl Baseline {
     /// Opens a step sealed for this tool and these arguments; every failure is one -32602.
     fn open<T: DeserializeOwned>(&self, sealed: &str, bind: &[u8]) -> Result<T, ErrorData> {
-        self.codec.open_json_with(sealed, bind).map_err(|_| {
+        let opened = match self.state_padding {
+            None => self.codec.open_json_with(sealed, bind),
+            Some(_) => (self.codec)
+                .open_json_with::<Padded<T, IgnoredAny>>(sealed, bind)
+                .map(|padded| padded.step),
+        };
+        opened.map_err(|_| {
             ErrorData::invalid_params(
                 "requestState is invalid, expired or does not belong to this request",
                 None,
             )
         })
+    }
+
+    /// Seals `step` for this tool and these arguments.
+    fn seal<T: Serialize>(&self, step: &T, bind: &[u8]) -> Result<String, ErrorData> {
+        let options = SealOptions::new().associated_data(bind).ttl(STATE_TTL);
+        let sealed = match &self.state_padding {
+            None => self.codec.seal_json_with(step, &options),
+            Some(pad) => self
+                .codec
+                .seal_json_with(&Padded { step, pad: &**pad }, &options),
+        };
+        sealed.map_err(|error| ErrorData::internal_error(error.to_string(), None))
     }
 
     /// Ends the round with `input_required`: one request under `key` and the sealed step.
@@ -297,15 +329,21 @@ impl Baseline {
         step: &T,
         bind: &[u8],
     ) -> Result<CallToolResponse, ErrorData> {
-        let options = SealOptions::new().associated_data(bind).ttl(STATE_TTL);
-        let sealed = self
-            .codec
-            .seal_json_with(step, &options)
-            .map_err(|error| ErrorData::internal_error(error.to_string(), None))?;
+        let sealed = self.seal(step, bind)?;
         let requests = InputRequests::from([(key.to_owned(), request)]);
         Ok(InputRequiredResult::new(Some(requests), Some(sealed)).into())
     }
 }
+
+/// A step sealed with filler beside it (`Baseline::with_state_padding`).
+#[derive(Serialize, Deserialize)]
+struct Padded<T, P> {
+    step: T,
+    pad: P,
+}
+
+/// Bytes of filler the `rmcp_baseline` binary seals beside each step (default 0).
+pub const STATE_PAD_VAR: &str = "RMCP_BASELINE_STATE_PAD";
 
 #[tool_handler]
 impl ServerHandler for Baseline {
@@ -393,4 +431,40 @@ pub fn codec() -> RequestStateCodec {
     let mut key = [0u8; 32];
     getrandom::fill(&mut key).expect("the system has a random source");
     RequestStateCodec::try_new(key.to_vec()).expect("a 32-byte key is accepted")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug, PartialEq, Serialize, Deserialize)]
+    struct Step {
+        plan: String,
+    }
+
+    fn baseline(padding: usize) -> Baseline {
+        let padding = (padding > 0).then(|| "p".repeat(padding).into());
+        Baseline::new(Ops::new(), std::sync::Arc::new(codec())).with_state_padding(padding)
+    }
+
+    #[test]
+    fn a_padded_step_opens_to_the_same_step_and_only_the_token_grows() {
+        let step = Step {
+            plan: "plan-api".into(),
+        };
+        let plain = baseline(0);
+        let padded = baseline(430);
+        let small = plain.seal(&step, b"bind").unwrap();
+        let large = padded.seal(&step, b"bind").unwrap();
+        assert_eq!(plain.open::<Step>(&small, b"bind").unwrap(), step);
+        assert_eq!(padded.open::<Step>(&large, b"bind").unwrap(), step);
+        // 430 bytes of filler and its JSON key, base64-encoded.
+        assert!(
+            large.len() >= small.len() + 430 * 4 / 3,
+            "{} {}",
+            small.len(),
+            large.len()
+        );
+        assert!(padded.open::<Step>(&large, b"other").is_err());
+    }
 }

@@ -1,12 +1,13 @@
 //! The hand-written rmcp baseline of the flow benchmark, served exactly as the examples serve
 //! (`mrtr_examples::serve`: the same flags, listener and Streamable HTTP service), without
-//! anything from mrtr in front of it.
+//! anything from mrtr in front of it. `RMCP_BASELINE_STATE_PAD=N` seals N bytes of filler
+//! beside each step, to measure what a token's size alone costs.
 
 use std::sync::Arc;
 
 use mrtr_examples::ops::Ops;
 use mrtr_examples::{Launch, init_tracing, serve};
-use mrtr_flows::baseline::{Baseline, codec};
+use mrtr_flows::baseline::{Baseline, STATE_PAD_VAR, codec};
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -14,8 +15,16 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let launch = Launch::from_args(std::env::args().skip(1))?;
     let ops = Ops::new();
     let codec = Arc::new(codec());
+    let padding: Option<Arc<str>> = match std::env::var(STATE_PAD_VAR) {
+        Ok(text) => match text.trim().parse::<usize>() {
+            Ok(0) => None,
+            Ok(bytes) => Some("p".repeat(bytes).into()),
+            Err(e) => return Err(format!("{STATE_PAD_VAR}: `{text}`: {e}").into()),
+        },
+        Err(_) => None,
+    };
     serve(&launch, "rmcp-baseline", None, move || {
-        Baseline::new(ops.clone(), codec.clone())
+        Baseline::new(ops.clone(), codec.clone()).with_state_padding(padding.clone())
     })
     .await
 }
