@@ -28,6 +28,7 @@ pub fn bind_digest(
 ) -> BindDigest {
     let mut hasher = Sha256::new();
     hasher.update(DOMAIN);
+    // Length prefixes keep ("tools/call", "ab") and ("tools/cal", "lab") apart.
     for part in [method.as_bytes(), target.as_bytes()] {
         hasher.update((part.len() as u64).to_be_bytes());
         hasher.update(part);
@@ -37,6 +38,7 @@ pub fn bind_digest(
     let mut out = Canonical(hasher);
     match arguments {
         Some(arguments) => write_object(arguments, &mut out),
+        // An omitted `arguments` and `{}` mean the same call; a client may switch between them.
         None => out.text("{}"),
     }
     BindDigest(out.0.finalize().into())
@@ -86,6 +88,9 @@ impl<W: Absorb> std::io::Write for Canonical<W> {
     }
 }
 
+/// The canonical JSON text of `value`: object keys sorted by their UTF-8 bytes, no whitespace,
+/// strings escaped by `serde_json`, numbers as described in `write_number`. The digest writes
+/// the arguments straight into the hash; this is how the tests read the form it hashes.
 #[cfg(test)]
 fn canonical_json(value: &Value) -> String {
     let mut out = Canonical(Vec::new());
@@ -152,6 +157,9 @@ fn write_string<W: Absorb>(text: &str, out: &mut Canonical<W>) {
     let _ = serde_json::to_writer(&mut *out, text);
 }
 
+/// Integers print in decimal. A float with no fractional part that fits in an `i64` or `u64`
+/// prints as that integer, so `2`, `2.0` and `2e0` agree; any other float prints in Rust's
+/// shortest round-trip exponent form (`1.5e0`, `1e300`), which bounds its length.
 fn write_number<W: Absorb>(number: &Number, out: &mut Canonical<W>) {
     if let Some(integer) = number.as_i64() {
         let _ = write!(out, "{integer}");
