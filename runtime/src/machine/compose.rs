@@ -2,13 +2,14 @@
 //! lowered handler or in another helper.
 //!
 //! The call site evaluates the helper's arguments once into a [`Call`]; its resume arm calls the
-//! helper's machine with that call and the caller's frame slot, and the machine enters itself
-//! (once per helper, not at every site) with an [`Entry`]: its arguments when fresh, or, on a
-//! retry, the [`Frame`] the caller carried. The helper runs the same dispatch loop as a handler and ends in a
+//! helper's machine with that call and the caller's frame slot, and the machine enters itself (once
+//! per helper, not at every site) with an [`Entry`]: its arguments when fresh, or, on a retry, the
+//! [`Frame`] the caller carried. The helper runs the same dispatch loop as a handler and ends in a
 //! [`Poll`]: done with its value, suspended at one of its own steps (the frame goes into the
 //! caller's continuation), or failed; `Io::settled` hands the call site its value, or leaves the
-//! frame in the caller's slot and the failure in `Io` for the site's step exit. Keys a helper asks are prefixed with the call site's key
-//! (`Io::enter`), so one helper asked from two sites, or in a loop, never mixes its answers.
+//! frame in the caller's slot and the failure in `Io` for the site's step exit. Keys a helper asks
+//! are prefixed with the call site's key (`Io::enter`), so one helper asked from two sites, or in a
+//! loop, never mixes its answers.
 
 use std::future::Future;
 use std::marker::PhantomData;
