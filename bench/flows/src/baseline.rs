@@ -112,6 +112,11 @@ impl Baseline {
         }
     }
 
+    /// The filler [`with_state_padding`](Self::with_state_padding) seals: `None` for 0 bytes.
+    pub fn state_padding(bytes: usize) -> Option<std::sync::Arc<str>> {
+        (bytes > 0).then(|| "p".repeat(bytes).into())
+    }
+
     /// Seals `padding` beside every step (see [`STATE_PAD_VAR`]); built once by the caller, as
     /// the server is made anew for every stateless request.
     pub fn with_state_padding(mut self, padding: Option<std::sync::Arc<str>>) -> Self {
@@ -443,8 +448,8 @@ mod tests {
     }
 
     fn baseline(padding: usize) -> Baseline {
-        let padding = (padding > 0).then(|| "p".repeat(padding).into());
-        Baseline::new(Ops::new(), std::sync::Arc::new(codec())).with_state_padding(padding)
+        Baseline::new(Ops::new(), std::sync::Arc::new(codec()))
+            .with_state_padding(Baseline::state_padding(padding))
     }
 
     #[test]

@@ -107,6 +107,15 @@ struct Totals {
     last_level_misses: Option<u64>,
 }
 
+impl Totals {
+    fn per_flow(self, flows: u64) -> Totals {
+        Totals {
+            instructions: self.instructions / flows,
+            last_level_misses: self.last_level_misses.map(|misses| misses / flows),
+        }
+    }
+}
+
 /// Reads the `events:` header and the `totals:` (or `summary:`) line of a callgrind dump.
 fn totals(dump: &str) -> Result<Totals, String> {
     let text = std::fs::read_to_string(dump).map_err(|e| format!("{dump}: {e}"))?;
@@ -142,12 +151,8 @@ fn totals(dump: &str) -> Result<Totals, String> {
     })
 }
 
-/// Per flow: instructions, and last-level misses under `--cache-sim`.
-async fn count(
-    spec: &ServerSpec,
-    era: Era,
-    options: &Options,
-) -> Result<(u64, Option<u64>), String> {
+/// The dump's totals per flow.
+async fn count(spec: &ServerSpec, era: Era, options: &Options) -> Result<Totals, String> {
     let dir = std::env::temp_dir().join(format!("mrtr-instructions-{}", std::process::id()));
     std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
     let out = dir.join("callgrind.out");
@@ -179,13 +184,7 @@ async fn count(
     }
     let totals = totals(&dump);
     let _ = std::fs::remove_dir_all(&dir);
-    let totals = totals?;
-    Ok((
-        totals.instructions / options.flows,
-        totals
-            .last_level_misses
-            .map(|misses| misses / options.flows),
-    ))
+    Ok(totals?.per_flow(options.flows))
 }
 
 #[tokio::main]
@@ -210,7 +209,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut first: Vec<(Era, u64)> = Vec::new();
     for (spec, era) in &options.servers {
         eprintln!("instructions: {} under callgrind", spec.label);
-        let (per_flow, misses) = count(spec, *era, &options).await?;
+        let Totals {
+            instructions: per_flow,
+            last_level_misses: misses,
+        } = count(spec, *era, &options).await?;
         let reference = match first.iter().find(|(e, _)| e == era) {
             Some((_, reference)) => *reference,
             None => {

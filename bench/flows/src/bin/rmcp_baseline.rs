@@ -15,14 +15,14 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let launch = Launch::from_args(std::env::args().skip(1))?;
     let ops = Ops::new();
     let codec = Arc::new(codec());
-    let padding: Option<Arc<str>> = match std::env::var(STATE_PAD_VAR) {
-        Ok(text) => match text.trim().parse::<usize>() {
-            Ok(0) => None,
-            Ok(bytes) => Some("p".repeat(bytes).into()),
-            Err(e) => return Err(format!("{STATE_PAD_VAR}: `{text}`: {e}").into()),
-        },
-        Err(_) => None,
+    let padding = match std::env::var(STATE_PAD_VAR) {
+        Ok(text) => text
+            .trim()
+            .parse::<usize>()
+            .map_err(|e| format!("{STATE_PAD_VAR}: `{text}`: {e}"))?,
+        Err(_) => 0,
     };
+    let padding = Baseline::state_padding(padding);
     serve(&launch, "rmcp-baseline", None, move || {
         Baseline::new(ops.clone(), codec.clone()).with_state_padding(padding.clone())
     })
