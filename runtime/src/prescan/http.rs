@@ -157,20 +157,20 @@ async fn collect<B>(mut body: B, max_bytes: usize) -> Result<Bytes, PrescannedBo
 where
     B: Body<Data = Bytes> + Unpin,
 {
-    let mut collected = BytesMut::new();
+    let mut collected = Collected::Empty;
     loop {
         match poll_fn(|cx| Pin::new(&mut body).poll_frame(cx)).await {
-            None => return Ok(collected.freeze()),
+            None => return Ok(collected.into_bytes()),
             Some(Ok(frame)) => {
                 // Trailers carry no message; rmcp skips them too.
                 let Ok(data) = frame.into_data() else {
                     continue;
                 };
                 let over = data.len() > max_bytes.saturating_sub(collected.len());
-                collected.extend_from_slice(&data);
+                collected.push(data);
                 if over {
                     return Err(PrescannedBody {
-                        prefix: Some(collected.freeze()),
+                        prefix: Some(collected.into_bytes()),
                         error: None,
                         rest: Some(body),
                     });
@@ -178,11 +178,54 @@ where
             }
             Some(Err(error)) => {
                 return Err(PrescannedBody {
-                    prefix: Some(collected.freeze()),
+                    prefix: Some(collected.into_bytes()),
                     error: Some(error),
                     rest: None,
                 });
             }
+        }
+    }
+}
+
+/// A body read so far. hyper hands a request's body over as one frame (a slice of its read
+/// buffer) almost every time; that frame is kept as it came, and only a second one makes a
+/// buffer to copy both into. Copying every body cost a heap block and a copy per request.
+enum Collected {
+    Empty,
+    One(Bytes),
+    Many(BytesMut),
+}
+
+impl Collected {
+    fn len(&self) -> usize {
+        match self {
+            Collected::Empty => 0,
+            Collected::One(bytes) => bytes.len(),
+            Collected::Many(buffer) => buffer.len(),
+        }
+    }
+
+    fn push(&mut self, data: Bytes) {
+        *self = match std::mem::replace(self, Collected::Empty) {
+            Collected::Empty => Collected::One(data),
+            Collected::One(first) => {
+                let mut buffer = BytesMut::with_capacity(first.len() + data.len());
+                buffer.extend_from_slice(&first);
+                buffer.extend_from_slice(&data);
+                Collected::Many(buffer)
+            }
+            Collected::Many(mut buffer) => {
+                buffer.extend_from_slice(&data);
+                Collected::Many(buffer)
+            }
+        };
+    }
+
+    fn into_bytes(self) -> Bytes {
+        match self {
+            Collected::Empty => Bytes::new(),
+            Collected::One(bytes) => bytes,
+            Collected::Many(buffer) => buffer.freeze(),
         }
     }
 }
@@ -265,5 +308,100 @@ impl<B: Body> std::fmt::Debug for PrescannedBody<B> {
             .field("prefix", &self.prefix.as_ref().map(Bytes::len))
             .field("rest", &self.rest.is_some())
             .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::VecDeque;
+
+    use super::*;
+
+    /// A body that yields the given frames (data, or an error for `None`) one poll at a time.
+    struct Frames(VecDeque<Option<&'static [u8]>>);
+
+    impl Body for Frames {
+        type Data = Bytes;
+        type Error = &'static str;
+
+        fn poll_frame(
+            mut self: Pin<&mut Self>,
+            _: &mut Context<'_>,
+        ) -> Poll<Option<Result<Frame<Bytes>, Self::Error>>> {
+            Poll::Ready(self.0.pop_front().map(|frame| {
+                frame
+                    .map(|data| Frame::data(Bytes::from_static(data)))
+                    .ok_or("connection reset")
+            }))
+        }
+    }
+
+    fn frames(list: &[Option<&'static [u8]>]) -> Frames {
+        Frames(list.iter().copied().collect())
+    }
+
+    /// Everything a `PrescannedBody` yields, in order: data, then the error if it has one.
+    async fn read_all(mut body: PrescannedBody<Frames>) -> (Vec<u8>, Option<&'static str>) {
+        let mut out = Vec::new();
+        while let Some(frame) = poll_fn(|cx| Pin::new(&mut body).poll_frame(cx)).await {
+            match frame {
+                Ok(frame) => out.extend_from_slice(&frame.into_data().unwrap_or_default()),
+                Err(error) => return (out, Some(error)),
+            }
+        }
+        (out, None)
+    }
+
+    #[tokio::test]
+    async fn a_body_of_one_frame_is_kept_as_it_came_not_copied() {
+        static BODY: &[u8] = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call"}"#;
+        let collected = collect(frames(&[Some(BODY)]), 1 << 20).await;
+        let bytes = collected.expect("whole");
+        assert_eq!(bytes.as_ptr(), BODY.as_ptr());
+    }
+
+    #[tokio::test]
+    async fn frames_are_joined_in_order_and_an_empty_body_is_empty() {
+        let collected = collect(frames(&[Some(b"{\"a\":"), Some(b""), Some(b"1}")]), 64).await;
+        assert_eq!(collected.expect("whole"), Bytes::from_static(b"{\"a\":1}"));
+        let empty = collect(frames(&[]), 64).await;
+        assert_eq!(empty.expect("whole"), Bytes::new());
+    }
+
+    #[tokio::test]
+    async fn past_the_limit_the_body_goes_on_unscanned_and_whole() {
+        for limit in [0, 3, 4, 5] {
+            let result = collect(frames(&[Some(b"abcd"), Some(b"ef"), Some(b"gh")]), limit).await;
+            let Err(unscanned) = result else {
+                panic!("a body of 8 bytes is over a limit of {limit}");
+            };
+            assert_eq!(read_all(unscanned).await, (b"abcdefgh".to_vec(), None));
+        }
+        let fits = collect(frames(&[Some(b"abcd"), Some(b"ef")]), 6).await;
+        assert_eq!(fits.expect("whole"), Bytes::from_static(b"abcdef"));
+    }
+
+    #[tokio::test]
+    async fn a_read_error_is_passed_on_after_what_was_read() {
+        for read in [
+            &[][..],
+            &[Some(&b"ab"[..])],
+            &[Some(&b"ab"[..]), Some(b"cd")],
+        ] {
+            let mut list = read.to_vec();
+            list.push(None);
+            list.push(Some(b"never read"));
+            let Err(unscanned) = collect(frames(&list), 64).await else {
+                panic!("a failed read is not a body");
+            };
+            let expected: Vec<u8> = read
+                .iter()
+                .flat_map(|data| data.unwrap().to_vec())
+                .collect();
+            assert_eq!(
+                read_all(unscanned).await,
+                (expected, Some("connection reset"))
+            );
+        }
     }
 }
