@@ -196,14 +196,6 @@ pub fn no_arm() -> MrtrError {
     MrtrError::Internal("mrtr lowering bug: no arm for this program counter".into())
 }
 
-/// Reads an opened loop's iteration index while it is still parked: the resume arm rebuilds the
-/// per-iteration wire key (`confirm#2`) before anything is taken out of its slot.
-pub fn counter(slot: &Slot<usize>, name: &'static str) -> Result<usize, MrtrError> {
-    slot.value.ok_or_else(|| {
-        MrtrError::Internal(format!("mrtr lowering bug: loop index `{name}` is empty"))
-    })
-}
-
 /// The items a `for` loop with an `ask!` in its body has left: collected up front so that
 /// they can be carried in the continuation and the loop can resume mid-iteration.
 pub fn rest_of<I: IntoIterator>(items: I) -> std::collections::VecDeque<I::Item> {

@@ -84,24 +84,10 @@ macro_rules! ask {
     };
 }
 
-/// Unwraps a runtime `Result` inside a lowered body: the runtime's errors end the round as a
-/// JSON-RPC error whatever the handler's own error type is, so `?` cannot be used. Generated
-/// code only.
-#[doc(hidden)]
-#[macro_export]
-macro_rules! __mrtr_try {
-    ($result:expr) => {
-        match $result {
-            ::core::result::Result::Ok(value) => value,
-            ::core::result::Result::Err(error) => {
-                return ::core::result::Result::Ok($crate::__private_v0_1_0::Flow::Fail(error));
-            }
-        }
-    };
-}
-
-/// [`__mrtr_try`] inside an `#[mrtr_helper]`'s machine, whose return type follows the helper's
-/// (`Result<Poll<T>, E>`, `Option<Poll<T>>`, `Poll<R>`). Generated code only.
+/// Unwraps a runtime `Result` inside an `#[mrtr_helper]`'s machine (its arguments, its
+/// request context): the runtime's errors end the round as a JSON-RPC error whatever the
+/// helper's return type is (`Result<Poll<T>, E>`, `Option<Poll<T>>`, `Poll<R>`), so `?` cannot
+/// be used. Generated code only.
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __mrtr_try_any {
@@ -124,12 +110,10 @@ pub mod __private_v0_1_0 {
     /// This module's path; a unit test holds it to the crate version.
     pub const NAME: &str = ::core::module_path!();
 
-    pub use crate::__mrtr_try as mrtr_try;
     pub use crate::__mrtr_try_any as mrtr_try_any;
     pub use crate::call::{CallContext, PromptCall, ResourceCall, ToolCall};
     pub use crate::carry::{
-        Carry, ErasedSlot, Slot, Slots, Transfer, counter, no_arm, out, rest_of, slot,
-        transfer_slot, type_witness,
+        Carry, ErasedSlot, Slot, Slots, Transfer, out, rest_of, slot, transfer_slot, type_witness,
     };
     pub use crate::elicit::__derive_support as derive_elicit;
     pub use crate::error::MrtrError;

@@ -28,6 +28,13 @@ use super::handler::{Handler, StepInfo};
 use super::lift::Flow;
 use super::suspension::Suspension;
 
+/// A program counter no body has an arm for: where a failed round's dispatch loop goes.
+const NO_ARM: u32 = u32::MAX;
+
+/// The step index a dispatch loop leaves with once the round has failed: no step has it, and
+/// the step exit reports the failure before it looks.
+const FAILED: usize = usize::MAX;
+
 /// Marks an answer that is absent or does not decode: the key is asked again.
 #[derive(Debug)]
 pub struct Missing;
@@ -71,7 +78,10 @@ pub struct Io {
     prefix: String,
     /// rmcp's context of this request, for helpers that take `&RequestContext` or `&Peer`.
     context: Option<RequestContext<RoleServer>>,
-    /// A helper's runtime failure, on its way to its caller's step exit (see [`Io::settled`]).
+    /// A runtime failure (a refused continuation, a missing slot, a helper's or a legacy
+    /// client's failure) on its way to the step exit that reports it, so that a lowered body
+    /// leaves its dispatch loop instead of matching a `Result` at every site (see
+    /// [`Io::settled`], [`Io::lost`]).
     failed: Option<MrtrError>,
 }
 
@@ -161,29 +171,37 @@ impl Io {
 
     /// A `Parameters<T>` decoded again from this request's arguments, as rmcp decoded it for
     /// the handler: for a parameter the body partly moves before an arm boundary, which cannot
-    /// be parked whole (every 2026-07-28 round decodes it afresh anyway).
-    pub fn reparse<T: DeserializeOwned>(&self) -> Result<Parameters<T>, MrtrError> {
+    /// be parked whole (every 2026-07-28 round decodes it afresh anyway). `None` once it no
+    /// longer decodes, the failure kept for the step exit.
+    pub fn reparse<T: DeserializeOwned>(&mut self) -> Option<Parameters<T>> {
         let arguments = Value::Object(self.arguments.clone().unwrap_or_default());
-        serde_json::from_value(arguments)
-            .map(Parameters)
-            .map_err(|e| {
-                MrtrError::Internal(format!(
+        match serde_json::from_value(arguments) {
+            Ok(value) => Some(Parameters(value)),
+            Err(e) => {
+                self.fail(MrtrError::Internal(format!(
                     "the arguments rmcp decoded for this handler no longer decode: {e}"
-                ))
-            })
+                )));
+                None
+            }
+        }
     }
 
     /// Where the body starts: `start` on a first round, else the resumed step's arm once its
     /// layout fingerprint matches this build and its carried locals are back in `slots`.
     ///
-    /// A continuation refused here is given back to the replay guard: none of the body ran, and
-    /// the instance that sealed it (another build, during a rolling deploy) may still run it.
-    pub fn restore(&mut self, slots: &mut impl Slots, start: u32) -> Result<u32, MrtrError> {
-        let restored = self.restore_resumed(slots, start);
-        if restored.is_err() {
-            crate::lease::release_held();
+    /// A refused continuation is kept as the round's failure and the returned counter has no
+    /// arm: the body's dispatch loop leaves at once and its exit ([`Io::suspend`]) reports it.
+    /// No `Result` to match in every body. The continuation is given back to the replay guard:
+    /// none of the body ran, and the instance that sealed it (another build, during a rolling
+    /// deploy) may still run it.
+    pub fn restore(&mut self, slots: &mut impl Slots, start: u32) -> u32 {
+        match self.restore_resumed(slots, start) {
+            Ok(pc) => pc,
+            Err(error) => {
+                crate::lease::release_held();
+                self.fail(error)
+            }
         }
-        restored
     }
 
     fn restore_resumed(&mut self, slots: &mut impl Slots, start: u32) -> Result<u32, MrtrError> {
@@ -200,7 +218,8 @@ impl Io {
     }
 
     /// A helper's [`restore`](Self::restore): `start` on a fresh entry, else the step of the
-    /// frame its caller carried, checked against the helper's own table.
+    /// frame its caller carried, checked against the helper's own table. A refused frame is
+    /// kept as the failure, as `restore` keeps it.
     pub fn restore_frame(
         &mut self,
         helper: &'static Handler,
@@ -208,37 +227,58 @@ impl Io {
         frame: Option<Frame>,
         slots: &mut impl Slots,
         start: u32,
-    ) -> Result<u32, MrtrError> {
+    ) -> u32 {
         if fresh {
-            return Ok(start);
+            return start;
         }
-        let frame = frame.ok_or_else(|| {
-            MrtrError::RejectedState(format!(
-                "the continuation holds no frame for helper `{}`",
-                helper.path
-            ))
-        })?;
-        let step = usize::try_from(frame.step)
-            .ok()
-            .and_then(|i| helper.steps.get(i))
-            .ok_or_else(|| {
-                MrtrError::RejectedState(format!(
-                    "unknown step {} of helper `{}`",
-                    frame.step, helper.path
-                ))
-            })?;
-        restore_step(step, frame.fingerprint, &frame.carried, slots)
+        match restore_frame_step(helper, frame, slots) {
+            Ok(pc) => pc,
+            Err(error) => self.fail(error),
+        }
+    }
+
+    /// Keeps `error` as the round's failure (the first one stays) and returns a program counter
+    /// with no arm, so that the dispatch loop leaves for the step exit that reports it.
+    fn fail(&mut self, error: MrtrError) -> u32 {
+        self.failed.get_or_insert(error);
+        NO_ARM
+    }
+
+    /// A parked local the arm needs is missing from its slot: a bug in the lowering, kept as
+    /// the round's failure (never a panic). Returns the step index the arm leaves the dispatch
+    /// loop with; the step exit reports the failure instead of suspending there.
+    pub fn lost(&mut self, name: &'static str) -> usize {
+        self.failed.get_or_insert_with(|| {
+            MrtrError::Internal(format!("mrtr lowering bug: slot `{name}` is empty"))
+        });
+        FAILED
+    }
+
+    /// The dispatch loop reached a program counter with no arm: a refused continuation
+    /// (already kept by [`restore`](Self::restore)), a failed legacy round, or else a bug in
+    /// the lowering. Returns the step index to leave the loop with.
+    pub fn no_arm(&mut self) -> usize {
+        self.failed.get_or_insert_with(crate::carry::no_arm);
+        FAILED
+    }
+
+    /// The failure kept for this round, for a body without a dispatch loop to leave.
+    pub fn failure(&mut self) -> MrtrError {
+        self.failed.take().unwrap_or_else(crate::carry::no_arm)
     }
 
     /// The arm of step `step` (its index in the handler's steps), where a legacy round goes on
-    /// once the client has answered.
+    /// once the client has answered; no arm once [`ask_live`](Self::ask_live) failed.
     pub fn resume_pc(&self, step: usize) -> u32 {
         self.resume_pc_in(self.handler, step)
     }
 
     /// The step of a helper: where its body goes on once a legacy client has answered.
     pub fn resume_pc_in(&self, helper: &'static Handler, step: usize) -> u32 {
-        helper.steps.get(step).map_or(u32::MAX, |s| s.pc)
+        if self.failed.is_some() {
+            return NO_ARM;
+        }
+        helper.steps.get(step).map_or(NO_ARM, |s| s.pc)
     }
 
     /// Registers one ask of the step being entered; returns the marker that types its answer.
@@ -365,12 +405,17 @@ impl Io {
             .filter(|(key, _)| !self.answered.contains_key(*key))
     }
 
-    /// Legacy: sends every unanswered ask of the step to the client at once and waits.
+    /// Legacy: sends every unanswered ask of the step to the client at once and waits. A
+    /// failure is kept for the step exit: [`resume_pc`](Self::resume_pc) then has no arm.
     ///
     /// Boxed here so that the future's type, and the rmcp request machinery inside it, is
     /// compiled once in this crate instead of inside every handler's future.
-    pub fn ask_live(&mut self) -> BoxFuture<'_, Result<(), MrtrError>> {
-        Box::pin(self.ask_live_now())
+    pub fn ask_live(&mut self) -> BoxFuture<'_, ()> {
+        Box::pin(async move {
+            if let Err(error) = self.ask_live_now().await {
+                self.fail(error);
+            }
+        })
     }
 
     async fn ask_live_now(&mut self) -> Result<(), MrtrError> {
@@ -495,6 +540,30 @@ impl Io {
             Err(error) => Poll::Fail(error),
         }
     }
+}
+
+/// The arm of the step a helper's carried frame names, once its locals are back in `slots`.
+fn restore_frame_step(
+    helper: &'static Handler,
+    frame: Option<Frame>,
+    slots: &mut impl Slots,
+) -> Result<u32, MrtrError> {
+    let frame = frame.ok_or_else(|| {
+        MrtrError::RejectedState(format!(
+            "the continuation holds no frame for helper `{}`",
+            helper.path
+        ))
+    })?;
+    let step = usize::try_from(frame.step)
+        .ok()
+        .and_then(|i| helper.steps.get(i))
+        .ok_or_else(|| {
+            MrtrError::RejectedState(format!(
+                "unknown step {} of helper `{}`",
+                frame.step, helper.path
+            ))
+        })?;
+    restore_step(step, frame.fingerprint, &frame.carried, slots)
 }
 
 /// The arm of a resumed step, once its layout fingerprint matches and its carried locals are
@@ -628,9 +697,31 @@ mod tests {
         s.continuation
     }
 
+    /// `restore`'s counter, or the failure it kept for the step exit.
+    fn restored(mut io: Io, slots: &mut Carried) -> Result<u32, MrtrError> {
+        let pc = io.restore(slots, 0);
+        match io.failed.take() {
+            Some(error) => {
+                assert_eq!(pc, NO_ARM, "a refused state starts at no arm");
+                Err(error)
+            }
+            None => Ok(pc),
+        }
+    }
+
+    /// `restore_frame`'s counter, or the failure it kept.
+    fn restored_frame(frame: Option<Frame>, slots: &mut Carried) -> Result<u32, MrtrError> {
+        let mut io = io(None);
+        let pc = io.restore_frame(&HANDLER, false, frame, slots, 0);
+        match io.failed.take() {
+            Some(error) => Err(error),
+            None => Ok(pc),
+        }
+    }
+
     fn rejection(resumed: Continuation) -> String {
         let mut slots: Carried = (slot(), slot());
-        match io(Some(resumed)).restore(&mut slots, 0) {
+        match restored(io(Some(resumed)), &mut slots) {
             Err(MrtrError::RejectedState(reason)) => reason,
             other => panic!("expected a rejected state, got {other:?}"),
         }
@@ -639,16 +730,14 @@ mod tests {
     #[test]
     fn a_first_round_starts_at_the_start_arm() {
         let mut slots: Carried = (slot(), slot());
-        assert_eq!(io(None).restore(&mut slots, 0).expect("no state"), 0);
+        assert_eq!(restored(io(None), &mut slots).expect("no state"), 0);
         assert!(slots.0.value.is_none() && slots.1.value.is_none());
     }
 
     #[test]
     fn a_suspended_step_restores_its_slots_and_resumes_at_its_arm() {
         let mut slots: Carried = (slot(), slot());
-        let pc = io(Some(suspended()))
-            .restore(&mut slots, 0)
-            .expect("restores");
+        let pc = restored(io(Some(suspended())), &mut slots).expect("restores");
         assert_eq!(pc, 3);
         assert_eq!(slots.0.value, Some(7));
         assert_eq!(slots.1.value.as_deref(), Some("seven"));
@@ -703,6 +792,24 @@ mod tests {
         assert_eq!(io(None).resume_pc(5), u32::MAX);
     }
 
+    #[test]
+    fn a_missing_slot_or_arm_fails_the_round_at_its_step_exit_instead_of_panicking() {
+        let mut io = io(None);
+        assert_eq!(io.lost("plan"), FAILED);
+        // The first failure stays.
+        assert_eq!(io.no_arm(), FAILED);
+        assert_eq!(io.resume_pc(0), NO_ARM, "a failed round resumes nowhere");
+        match io.suspend::<()>(&mut filled(), FAILED) {
+            Flow::Fail(MrtrError::Internal(reason)) => {
+                assert_eq!(reason, "mrtr lowering bug: slot `plan` is empty")
+            }
+            _ => panic!("a lost slot must fail the round"),
+        }
+        let mut io = super::tests::io(None);
+        assert_eq!(io.no_arm(), FAILED);
+        assert!(matches!(io.failure(), MrtrError::Internal(reason) if reason.contains("no arm")));
+    }
+
     /// A helper's frame, as its caller carries it, for the filled slots.
     fn frame() -> Frame {
         match io(None).suspend_frame::<()>(&HANDLER, &mut filled(), 0) {
@@ -714,9 +821,7 @@ mod tests {
     #[test]
     fn a_helper_frame_restores_its_step_and_locals() {
         let mut slots: Carried = (slot(), slot());
-        let pc = io(None)
-            .restore_frame(&HANDLER, false, Some(frame()), &mut slots, 0)
-            .expect("the frame opens");
+        let pc = restored_frame(Some(frame()), &mut slots).expect("the frame opens");
         assert_eq!(pc, 3);
         assert_eq!(slots.0.value, Some(7));
         assert_eq!(slots.1.value.as_deref(), Some("seven"));
@@ -727,17 +832,17 @@ mod tests {
         let mut edited = frame();
         edited.fingerprint ^= 1;
         let mut slots: Carried = (slot(), slot());
-        let refused = io(None).restore_frame(&HANDLER, false, Some(edited), &mut slots, 0);
+        let refused = restored_frame(Some(edited), &mut slots);
         assert!(
             matches!(&refused, Err(MrtrError::RejectedState(reason)) if reason.contains("does not match this build")),
             "{refused:?}"
         );
         assert!(slots.0.value.is_none() && slots.1.value.is_none());
-        let refused = io(None).restore_frame(&HANDLER, false, None, &mut slots, 0);
+        let refused = restored_frame(None, &mut slots);
         assert!(matches!(refused, Err(MrtrError::RejectedState(_))));
         let mut unknown = frame();
         unknown.step = 9;
-        let refused = io(None).restore_frame(&HANDLER, false, Some(unknown), &mut slots, 0);
+        let refused = restored_frame(Some(unknown), &mut slots);
         assert!(
             matches!(refused, Err(MrtrError::RejectedState(reason)) if reason.contains("unknown step"))
         );

@@ -67,7 +67,8 @@ pub fn plan(body: &Body, handler: &Handler<'_>) -> Plan {
             .collect(),
     };
     walk(body, ROOT, &mut plan);
-    plan.slotted.extend(plan.start_live.iter().copied());
+    // Parameters are not slotted for the start arm: it runs before the dispatch loop, where
+    // they are still bound as the signature bound them. Only a boundary they cross needs one.
     for site in &body.sites {
         plan.slotted.extend(site.live.iter().copied());
         plan.carried.extend(body.carried_at(site));
@@ -76,7 +77,6 @@ pub fn plan(body: &Body, handler: &Handler<'_>) -> Plan {
         plan.slotted.extend(construct.live_join.iter().copied());
         plan.slotted.extend(construct.live_head.iter().copied());
     }
-    plan.slotted.extend(body.params.iter().copied());
     let refilled: Vec<BindingId> = plan
         .refilled
         .iter()

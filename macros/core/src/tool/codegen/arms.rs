@@ -5,7 +5,13 @@ use super::*;
 impl Gen<'_> {
     pub(super) fn arm(&self, arm: Arm) -> TokenStream {
         let pc = self.pc(arm);
-        let code = match arm {
+        let code = self.arm_code(arm);
+        quote!(#pc => { #code })
+    }
+
+    /// What an arm runs, without its `pc =>`.
+    pub(super) fn arm_code(&self, arm: Arm) -> TokenStream {
+        match arm {
             Arm::Start => self.at_point(ROOT, 0, 0, &Live::new(), &self.plan.start_live, |held| {
                 self.run(ROOT, 0, held)
             }),
@@ -17,7 +23,6 @@ impl Gen<'_> {
                 let NodeKind::Opened { pat, diverge, .. } = &node.kind else {
                     unreachable!()
                 };
-                let rt = rt();
                 self.at_point(
                     frame,
                     index,
@@ -36,8 +41,16 @@ impl Gen<'_> {
                                         "branch"
                                     }
                                 );
-                                let value = self.attempt(quote!(#rt::out(&mut #t, #wire)));
-                                self.bind(pat, quote!(#value), diverge.as_ref(), node, &mut held)
+                                // Taken first: a `match` cannot end the value of a `let .. else`.
+                                let value = self.taken(quote!(#t), &wire);
+                                let bind = self.bind(
+                                    pat,
+                                    quote!(__mrtr_joined),
+                                    diverge.as_ref(),
+                                    node,
+                                    &mut held,
+                                );
+                                quote!(let __mrtr_joined = #value; #bind)
                             }
                             _ => quote!(),
                         };
@@ -47,8 +60,7 @@ impl Gen<'_> {
                 )
             }
             Arm::Head(c) => self.head_arm(c),
-        };
-        quote!(#pc => { #code })
+        }
     }
 
     pub(super) fn head_arm(&self, c: ConstructId) -> TokenStream {

@@ -33,6 +33,9 @@ pub struct Gen<'a> {
     /// `#[tool(local)]`: the handler's future need not be `Send`.
     pub local: bool,
     pub machine: Machine,
+    /// Set while the start arm is generated: it runs before the dispatch loop (see
+    /// `dispatch`), so its jumps leave the `'__mrtr_start` block instead of continuing the loop.
+    pub(super) in_start: std::cell::Cell<bool>,
 }
 
 /// What kind of machine the body is: it decides how a round starts and how a step ends.
@@ -53,6 +56,7 @@ impl<'a> Gen<'a> {
             fn_name: &handler.method.sig.ident,
             local: handler.local,
             machine: Machine::Handler,
+            in_start: std::cell::Cell::new(false),
         }
     }
 }
@@ -64,15 +68,37 @@ fn rt() -> TokenStream {
 }
 
 impl Gen<'_> {
-    /// Unwraps a runtime `Result` through the runtime's `mrtr_try!`: the runtime's errors end
-    /// the round as a JSON-RPC error whatever the user's error type is, so `?` cannot be used.
-    /// A handler's expansion names its `Flow` directly (the common case, kept cheap to
-    /// type-check); a helper's goes through `fail`, which fits each helper return shape.
-    pub(super) fn attempt(&self, expr: TokenStream) -> TokenStream {
-        let rt = rt();
-        match self.machine {
-            Machine::Handler => quote!(#rt::mrtr_try!(#expr)),
-            Machine::Helper { .. } => quote!(#rt::mrtr_try_any!(#expr)),
+    /// Leaves the arm once the runtime has kept a failure in `Io`: `step` is the runtime call
+    /// that keeps it (and names the step to leave with). In the dispatch loop that is a
+    /// `break` to the step exit, which reports the failure: one cheap jump per site instead of
+    /// a `Result` matched and returned in the user's lifted type. A body without `ask!` has no
+    /// loop to leave and returns the failure.
+    pub(super) fn bail(&self, step: TokenStream) -> TokenStream {
+        if self.in_start.get() {
+            // Before the loop: to the arm-less counter, whose arm leaves for the step exit.
+            return quote!({
+                let _ = #step;
+                __mrtr_pc = ::core::primitive::u32::MAX;
+                break '__mrtr_start;
+            });
+        }
+        if self.body.sites.is_empty() {
+            let fail = self.fail(quote!(__mrtr_io.failure()));
+            quote!({ let _ = #step; #fail })
+        } else {
+            quote!(break '__mrtr_dispatch #step)
+        }
+    }
+
+    /// A parked value moved out of its slot (`&mut Option<T>`); an empty slot, a lowering
+    /// bug, fails the round as an error naming it (never a panic).
+    pub(super) fn taken(&self, slot: TokenStream, wire: &str) -> TokenStream {
+        let bail = self.bail(quote!(__mrtr_io.lost(#wire)));
+        quote! {
+            match #slot.take() {
+                ::core::option::Option::Some(__mrtr_v) => __mrtr_v,
+                ::core::option::Option::None => #bail,
+            }
         }
     }
 
@@ -128,6 +154,12 @@ impl Gen<'_> {
     }
     pub(super) fn goto(&self, arm: Arm) -> TokenStream {
         let pc = self.pc(arm);
+        if self.in_start.get() {
+            return quote! {
+                __mrtr_pc = #pc;
+                break '__mrtr_start;
+            };
+        }
         quote! {
             __mrtr_pc = #pc;
             continue '__mrtr_dispatch;
@@ -169,19 +201,19 @@ impl Gen<'_> {
     /// answer is missing; then the legacy client is asked and the loop goes on, or the round
     /// suspends at that step.
     fn dispatch(&self) -> TokenStream {
-        let rt = rt();
         let start = self.pc(Arm::Start);
-        let restore = self.attempt(match &self.machine {
+        // A refused state is kept in `Io` and starts the loop at no arm (see `bail`).
+        let restore = match &self.machine {
             Machine::Handler => quote!(__mrtr_io.restore(&mut __mrtr_c, #start)),
             Machine::Helper { table } => quote! {
                 __mrtr_io.restore_frame(const { &#table }, __mrtr_fresh, __mrtr_frame, &mut __mrtr_c, #start)
             },
-        });
-        let arms: Vec<TokenStream> = self.plan.arms.iter().map(|&arm| self.arm(arm)).collect();
-        let no_arm = self.fail(quote!(#rt::no_arm()));
+        };
+        let no_arm = self.bail(quote!(__mrtr_io.no_arm()));
         let no_arm = quote!(_ => #no_arm,);
         if self.body.sites.is_empty() {
             // No `ask!`: the start arm only ends by returning, so there is nothing to loop over.
+            let arms = self.plan.arms.iter().map(|&arm| self.arm(arm));
             return quote! {
                 let __mrtr_pc: u32 = #restore;
                 match __mrtr_pc {
@@ -190,6 +222,26 @@ impl Gen<'_> {
                 }
             };
         }
+        // The start arm runs once, before the loop: no jump ever leads back to it, and outside
+        // the loop the parameters it alone uses are moved where the signature bound them
+        // instead of going through a slot (a slot and its `take` per parameter, per handler).
+        self.in_start.set(true);
+        let start_code = self.arm_code(Arm::Start);
+        self.in_start.set(false);
+        let arms: Vec<TokenStream> = self
+            .plan
+            .arms
+            .iter()
+            .filter(|&&arm| arm != Arm::Start)
+            .map(|&arm| self.arm(arm))
+            .collect();
+        let start = quote! {
+            '__mrtr_start: {
+                if __mrtr_pc == #start {
+                    #start_code
+                }
+            }
+        };
         let suspend = match &self.machine {
             Machine::Handler => quote!(::core::result::Result::Ok(
                 __mrtr_io.suspend(&mut __mrtr_c, __mrtr_step)
@@ -212,11 +264,13 @@ impl Gen<'_> {
         if self.body.sites.iter().all(|s| s.helper().is_some()) {
             return quote! {
                 let mut __mrtr_pc: u32 = #restore;
+                #start
                 #run_arms
                 return #suspend;
             };
         }
-        let ask_live = self.attempt(quote!(__mrtr_io.ask_live().await));
+        // A failed legacy round is kept in `Io`: the resume counter then has no arm.
+        let ask_live = quote!(__mrtr_io.ask_live().await);
         let resume_pc = match &self.machine {
             Machine::Handler => quote!(__mrtr_io.resume_pc(__mrtr_step)),
             Machine::Helper { table } => {
@@ -225,6 +279,7 @@ impl Gen<'_> {
         };
         quote! {
             let mut __mrtr_pc: u32 = #restore;
+            #start
             loop {
                 #run_arms
                 if __mrtr_io.asks_live() {
@@ -248,6 +303,8 @@ impl Gen<'_> {
                 let binding = self.binding(b);
                 let slot = self.slot_local(b);
                 let span = binding.ident.span();
+                // A resumed round finds its parameters (extracted afresh from the request)
+                // in their slots.
                 if binding.kind == BindingKind::Param {
                     let local = self.local(b);
                     quote_spanned!(span=> let mut #slot = ::core::option::Option::Some(#local);)

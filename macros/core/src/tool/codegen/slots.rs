@@ -171,7 +171,13 @@ impl Gen<'_> {
         let pat = &r.pat;
         let source = format_ident!("__mrtr_src{}", r.arg);
         let again = if r.from_arguments {
-            self.attempt(quote!(__mrtr_io.reparse()))
+            let bail = self.bail(quote!(__mrtr_io.no_arm()));
+            quote! {
+                match __mrtr_io.reparse() {
+                    ::core::option::Option::Some(__mrtr_v) => __mrtr_v,
+                    ::core::option::Option::None => #bail,
+                }
+            }
         } else {
             let kept = format_ident!("__mrtr_keep{}", r.arg);
             quote!(::core::clone::Clone::clone(&#kept))
@@ -199,7 +205,6 @@ impl Gen<'_> {
         live: &Live,
         inner: impl FnOnce(Held) -> TokenStream,
     ) -> TokenStream {
-        let rt = rt();
         let visible = self.body.visible(frame, index);
         let path = self.body.path(frame, index);
         let mut assigned = assigned_first.clone();
@@ -240,6 +245,12 @@ impl Gen<'_> {
                     parked
                         .iter()
                         .filter(|(vf, b)| vf == f && live.contains(b))
+                        // A parameter without a slot is only used by the start arm, which
+                        // runs where the signature bound it (see `dispatch`).
+                        .filter(|(_, b)| {
+                            self.binding(*b).kind != BindingKind::Param
+                                || self.plan.slotted.contains(b)
+                        })
                         .map(|&(_, b)| {
                             let binding = self.binding(b);
                             let local = self.local(b);
@@ -249,7 +260,7 @@ impl Gen<'_> {
                                 || binding.kind != BindingKind::Local
                                     && binding.kind != BindingKind::Param)
                                 .then(|| quote!(mut));
-                            let value = self.attempt(quote!(#rt::out(&mut #slot, #wire)));
+                            let value = self.taken(quote!(#slot), wire);
                             quote!(#[allow(unused_mut)] let #mutability #local = #value;)
                         }),
                 )

@@ -146,7 +146,6 @@ impl Gen<'_> {
 
     /// The key expression in the resume arm, before anything is taken out of its slot.
     pub(super) fn key_at_resume(&self, site: SiteId, key: &Ident) -> TokenStream {
-        let rt = rt();
         let scheme = self.key_scheme(site, key);
         let loops = &self.body.sites[site].loops;
         if loops.is_empty() {
@@ -156,7 +155,13 @@ impl Gen<'_> {
             let b = self.body.constructs[c].kind.counter().expect("loop");
             let slot = self.carried_slot(b).expect("a loop index is carried");
             let wire = &self.binding(b).wire;
-            self.attempt(quote!(#rt::counter(&#slot, #wire)))
+            let bail = self.bail(quote!(__mrtr_io.lost(#wire)));
+            quote! {
+                match #slot.value {
+                    ::core::option::Option::Some(__mrtr_i) => __mrtr_i,
+                    ::core::option::Option::None => #bail,
+                }
+            }
         });
         quote!(&::std::format!(#scheme, #(#counters),*))
     }
