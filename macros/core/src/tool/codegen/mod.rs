@@ -36,6 +36,8 @@ pub struct Gen<'a> {
     /// Set while the start arm is generated: it runs before the dispatch loop (see
     /// `dispatch`), so its jumps leave the `'__mrtr_start` block instead of continuing the loop.
     pub(super) in_start: std::cell::Cell<bool>,
+    /// Whether the start arm leaves its block anywhere (else the label would go unused).
+    pub(super) start_jumps: std::cell::Cell<bool>,
 }
 
 /// What kind of machine the body is: it decides how a round starts and how a step ends.
@@ -57,6 +59,7 @@ impl<'a> Gen<'a> {
             local: handler.local,
             machine: Machine::Handler,
             in_start: std::cell::Cell::new(false),
+            start_jumps: std::cell::Cell::new(false),
         }
     }
 }
@@ -76,6 +79,7 @@ impl Gen<'_> {
     pub(super) fn bail(&self, step: TokenStream) -> TokenStream {
         if self.in_start.get() {
             // Before the loop: to the arm-less counter, whose arm leaves for the step exit.
+            self.start_jumps.set(true);
             return quote!({
                 let _ = #step;
                 __mrtr_pc = ::core::primitive::u32::MAX;
@@ -155,6 +159,7 @@ impl Gen<'_> {
     pub(super) fn goto(&self, arm: Arm) -> TokenStream {
         let pc = self.pc(arm);
         if self.in_start.get() {
+            self.start_jumps.set(true);
             return quote! {
                 __mrtr_pc = #pc;
                 break '__mrtr_start;
@@ -236,11 +241,14 @@ impl Gen<'_> {
             .map(|&arm| self.arm(arm))
             .collect();
         let start = quote! {
-            '__mrtr_start: {
-                if __mrtr_pc == #start {
-                    #start_code
-                }
+            if __mrtr_pc == #start {
+                #start_code
             }
+        };
+        let start = if self.start_jumps.get() {
+            quote!('__mrtr_start: { #start })
+        } else {
+            start
         };
         let suspend = match &self.machine {
             Machine::Handler => quote!(::core::result::Result::Ok(
