@@ -159,8 +159,12 @@ pub(crate) fn step_fingerprint(layout: &str, slots: &mut dyn Slots, mask: u64) -
 /// An empty slot means the lowering missed a put-back: a bug in `mrtr`, reported as an error
 /// instead of a panic.
 pub fn out<T>(slot: &mut Option<T>, name: &'static str) -> Result<T, MrtrError> {
-    slot.take()
-        .ok_or_else(|| MrtrError::Internal(format!("mrtr lowering bug: slot `{name}` is empty")))
+    slot.take().ok_or_else(|| empty_slot(name))
+}
+
+/// The error of a parked value missing from its slot `name` (a lowering bug).
+pub(crate) fn empty_slot(name: &str) -> MrtrError {
+    MrtrError::Internal(format!("mrtr lowering bug: slot `{name}` is empty"))
 }
 
 /// FNV-1a 64 over the step's layout string and the type names of its carried slots.

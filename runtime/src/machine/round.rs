@@ -248,9 +248,8 @@ impl Io {
     /// the round's failure (never a panic). Returns the step index the arm leaves the dispatch
     /// loop with; the step exit reports the failure instead of suspending there.
     pub fn lost(&mut self, name: &'static str) -> usize {
-        self.failed.get_or_insert_with(|| {
-            MrtrError::Internal(format!("mrtr lowering bug: slot `{name}` is empty"))
-        });
+        self.failed
+            .get_or_insert_with(|| crate::carry::empty_slot(name));
         FAILED
     }
 

@@ -97,9 +97,14 @@ impl Gen<'_> {
     /// A parked value moved out of its slot (`&mut Option<T>`); an empty slot, a lowering
     /// bug, fails the round as an error naming it (never a panic).
     pub(super) fn taken(&self, slot: TokenStream, wire: &str) -> TokenStream {
-        let bail = self.bail(quote!(__mrtr_io.lost(#wire)));
+        self.or_bail(quote!(#slot.take()), quote!(__mrtr_io.lost(#wire)))
+    }
+
+    /// The value of `option`, or [`bail`](Self::bail) through `step` when it is `None`.
+    pub(super) fn or_bail(&self, option: TokenStream, step: TokenStream) -> TokenStream {
+        let bail = self.bail(step);
         quote! {
-            match #slot.take() {
+            match #option {
                 ::core::option::Option::Some(__mrtr_v) => __mrtr_v,
                 ::core::option::Option::None => #bail,
             }

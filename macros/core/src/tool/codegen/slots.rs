@@ -171,13 +171,7 @@ impl Gen<'_> {
         let pat = &r.pat;
         let source = format_ident!("__mrtr_src{}", r.arg);
         let again = if r.from_arguments {
-            let bail = self.bail(quote!(__mrtr_io.no_arm()));
-            quote! {
-                match __mrtr_io.reparse() {
-                    ::core::option::Option::Some(__mrtr_v) => __mrtr_v,
-                    ::core::option::Option::None => #bail,
-                }
-            }
+            self.or_bail(quote!(__mrtr_io.reparse()), quote!(__mrtr_io.no_arm()))
         } else {
             let kept = format_ident!("__mrtr_keep{}", r.arg);
             quote!(::core::clone::Clone::clone(&#kept))

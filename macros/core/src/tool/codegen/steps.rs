@@ -155,13 +155,7 @@ impl Gen<'_> {
             let b = self.body.constructs[c].kind.counter().expect("loop");
             let slot = self.carried_slot(b).expect("a loop index is carried");
             let wire = &self.binding(b).wire;
-            let bail = self.bail(quote!(__mrtr_io.lost(#wire)));
-            quote! {
-                match #slot.value {
-                    ::core::option::Option::Some(__mrtr_i) => __mrtr_i,
-                    ::core::option::Option::None => #bail,
-                }
-            }
+            self.or_bail(quote!(#slot.value), quote!(__mrtr_io.lost(#wire)))
         });
         quote!(&::std::format!(#scheme, #(#counters),*))
     }
