@@ -26,6 +26,8 @@ pub mod __derive_support {
     use serde_json::{Map, Value};
 
     pub use super::Elicit;
+    pub use crate::seal::known_forms::RegisteredForm;
+    pub use inventory::submit;
     pub use serde_json::Value as Json;
 
     /// One property's schema object.

@@ -14,7 +14,10 @@
 //! audience     16 bytes  truncated SHA-256 of the audience
 //! principal    16 bytes  keyed hash, only when flag bit 0 is set
 //! step         varint length + UTF-8
-//! pending      varint count, then per ask: key, method byte (bit 7: params follow), CBOR params
+//! pending      varint count, then per ask: key, method byte, then by its bits:
+//!                bit 7: CBOR params follow
+//!                bit 6: a form known to this build: message (varint length + UTF-8) and
+//!                       the 8-byte id of its schema (`known_forms`)
 //! answered     varint count, then per answer: key, CBOR value
 //! carried      every remaining byte
 //! ```
@@ -30,6 +33,7 @@ use serde_json::Value;
 use crate::request::{InputMethod, InputRequest};
 use crate::seal::Continuation;
 use crate::seal::json_cbor;
+use crate::seal::known_forms::{self, FormId};
 use crate::seal::sink::Sink;
 
 pub(crate) const AUDIENCE_LEN: usize = 16;
@@ -37,6 +41,7 @@ pub(crate) const PRINCIPAL_LEN: usize = 16;
 
 const FLAG_PRINCIPAL: u8 = 0b0000_0001;
 const METHOD_HAS_PARAMS: u8 = 0b1000_0000;
+const METHOD_KNOWN_FORM: u8 = 0b0100_0000;
 
 /// The fields the sealer checks, next to the continuation the handler resumes from.
 #[derive(Clone, Debug, PartialEq)]
@@ -86,6 +91,12 @@ fn write(out: &mut impl Sink, stamp: &Stamp, continuation: &Continuation) -> Res
     for (key, request) in &continuation.pending {
         put_text(out, key);
         let method = method_byte(request.method);
+        if let Some((message, id)) = known_form(request) {
+            out.put(&[method | METHOD_KNOWN_FORM]);
+            put_text(out, message);
+            out.put(&id);
+            continue;
+        }
         match &request.params {
             Some(params) => {
                 out.put(&[method | METHOD_HAS_PARAMS]);
@@ -127,12 +138,22 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<(Stamp, Continuation), String> {
     for _ in 0..input.count("pending")? {
         let key = input.text("ask key")?;
         let method = input.byte("ask method")?;
-        let params = if method & METHOD_HAS_PARAMS != 0 {
-            Some(input.cbor("ask params")?)
-        } else {
-            None
+        let params = match method & (METHOD_HAS_PARAMS | METHOD_KNOWN_FORM) {
+            0 => None,
+            METHOD_HAS_PARAMS => Some(input.cbor("ask params")?),
+            METHOD_KNOWN_FORM
+                if method & !METHOD_KNOWN_FORM == method_byte(InputMethod::Elicitation) =>
+            {
+                let message = input.text("form message")?;
+                let id = input.array("form id")?;
+                let schema = known_forms::schema(&id).ok_or(
+                    "a form schema this build does not know (changed since it was sealed?)",
+                )?;
+                Some(form_params(message, schema.clone()))
+            }
+            _ => return Err(format!("invalid ask method byte {method:#04x}")),
         };
-        let method = input_method(method & !METHOD_HAS_PARAMS)?;
+        let method = input_method(method & !(METHOD_HAS_PARAMS | METHOD_KNOWN_FORM))?;
         if pending
             .insert(key, InputRequest { method, params })
             .is_some()
@@ -163,6 +184,29 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<(Stamp, Continuation), String> {
         carried: input.rest.to_vec(),
     };
     Ok((stamp, continuation))
+}
+
+/// The message and schema id of a form ask in exactly the shape `elicit` builds
+/// (`{mode: "form", message, requestedSchema}`) whose schema this build registered: `params`
+/// rebuilt from those two on opening are equal to the ones sealed.
+fn known_form(request: &InputRequest) -> Option<(&str, FormId)> {
+    if request.method != InputMethod::Elicitation {
+        return None;
+    }
+    let params = request.params.as_ref()?.as_object()?;
+    if params.len() != 3 || params.get("mode")?.as_str()? != "form" {
+        return None;
+    }
+    let message = params.get("message")?.as_str()?;
+    Some((message, known_forms::id_of(params.get("requestedSchema")?)?))
+}
+
+fn form_params(message: String, schema: Value) -> Value {
+    let mut params = serde_json::Map::new();
+    params.insert("mode".into(), Value::String("form".into()));
+    params.insert("message".into(), Value::String(message));
+    params.insert("requestedSchema".into(), schema);
+    Value::Object(params)
 }
 
 fn method_byte(method: InputMethod) -> u8 {
@@ -349,5 +393,76 @@ mod tests {
         bytes[0] |= 0b10;
         assert!(decode(&bytes).unwrap_err().contains("flags"));
         assert!(input_method(3).is_err());
+    }
+
+    /// A form of this build: `#[derive(Elicit)]` registers its schema.
+    #[derive(serde::Deserialize, crate::Elicit)]
+    #[allow(dead_code)]
+    struct Rollout {
+        /// Wave size
+        wave_size_for_the_claims_test: u32,
+    }
+
+    fn with_pending(request: InputRequest) -> (Stamp, Continuation) {
+        let (stamp, mut continuation) = sample();
+        continuation.pending = BTreeMap::from([("wave".to_owned(), request)]);
+        (stamp, continuation)
+    }
+
+    fn contains(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+        haystack.windows(needle.len()).position(|w| w == needle)
+    }
+
+    #[test]
+    fn a_derived_form_is_sealed_by_its_id_and_opens_to_the_same_ask() {
+        let ask = crate::request::elicit::<Rollout>("Wave size?").into_request();
+        let (stamp, continuation) = with_pending(ask);
+        let bytes = encode(&stamp, &continuation).unwrap();
+        assert_eq!(encoded_len(&stamp, &continuation), Ok(bytes.len()));
+        assert_eq!(contains(&bytes, b"wave_size_for_the_claims_test"), None);
+        assert!(contains(&bytes, b"Wave size?").is_some());
+        assert_eq!(decode(&bytes).unwrap(), (stamp, continuation));
+    }
+
+    #[test]
+    fn a_hand_built_schema_is_sealed_in_full() {
+        let schema = json!({
+            "type": "object",
+            "properties": {"hand_built_field": {"type": "string"}},
+        });
+        let ask = crate::request::elicit_with_schema::<Value>("Free text?", schema).into_request();
+        let (stamp, continuation) = with_pending(ask);
+        let bytes = encode(&stamp, &continuation).unwrap();
+        assert!(contains(&bytes, b"hand_built_field").is_some());
+        assert_eq!(decode(&bytes).unwrap(), (stamp, continuation));
+    }
+
+    #[test]
+    fn a_form_id_this_build_does_not_know_is_refused() {
+        let ask = crate::request::elicit::<Rollout>("Wave size?").into_request();
+        let (stamp, continuation) = with_pending(ask);
+        let mut bytes = encode(&stamp, &continuation).unwrap();
+        let id_at = contains(&bytes, b"Wave size?").unwrap() + b"Wave size?".len();
+        bytes[id_at] ^= 0xff;
+        assert!(decode(&bytes).unwrap_err().contains("does not know"));
+    }
+
+    #[test]
+    fn a_form_id_on_another_method_or_with_params_is_refused() {
+        let ask = crate::request::elicit::<Rollout>("Wave size?").into_request();
+        let (stamp, continuation) = with_pending(ask);
+        let bytes = encode(&stamp, &continuation).unwrap();
+        let method_at = contains(&bytes, b"wave\x40").expect("the key, then the method byte") + 4;
+        for byte in [
+            METHOD_KNOWN_FORM | method_byte(InputMethod::Sampling),
+            METHOD_KNOWN_FORM | METHOD_HAS_PARAMS,
+        ] {
+            let mut bytes = bytes.clone();
+            bytes[method_at] = byte;
+            assert!(
+                decode(&bytes).unwrap_err().contains("method byte"),
+                "{byte:#04x}"
+            );
+        }
     }
 }

@@ -23,6 +23,7 @@ mod claims;
 mod clock;
 mod json_cbor;
 mod keyring;
+pub(crate) mod known_forms;
 mod mode;
 mod sink;
 mod token;

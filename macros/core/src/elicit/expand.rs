@@ -39,6 +39,14 @@ fn expand_form(form: &Form) -> TokenStream {
                 }
             }
 
+            // Every instance of this build then knows the schema, so a continuation names it
+            // instead of carrying it.
+            #support::submit! {
+                #support::RegisteredForm {
+                    schema: <#ident as #support::Elicit>::requested_schema,
+                }
+            }
+
             // Attribute/type agreement, checked by the marker traits' bounds; never called.
             #[allow(dead_code)]
             fn __mrtr_elicit_checks() {
