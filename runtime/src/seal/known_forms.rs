@@ -94,34 +94,31 @@ fn sorted(value: Value) -> Value {
     }
 }
 
-/// A cheap structural hash: equal values hash equal, and it needs no allocation.
+/// A cheap structural hash: equal values hash equal whatever their key order, without
+/// allocating (an object's entries are combined by a commutative sum).
 fn shape(value: &Value) -> u64 {
     let mut hasher = std::hash::DefaultHasher::new();
-    feed(value, &mut hasher);
-    hasher.finish()
-}
-
-fn feed(value: &Value, hasher: &mut impl Hasher) {
     match value {
-        Value::Null => 0u8.hash(hasher),
-        Value::Bool(b) => (1u8, b).hash(hasher),
-        Value::Number(n) => (2u8, n.to_string()).hash(hasher),
-        Value::String(s) => (3u8, s).hash(hasher),
+        Value::Null => 0u8.hash(&mut hasher),
+        Value::Bool(b) => (1u8, b).hash(&mut hasher),
+        Value::Number(n) => {
+            (2u8, n.as_u64(), n.as_i64(), n.as_f64().map(f64::to_bits)).hash(&mut hasher)
+        }
+        Value::String(s) => (3u8, s).hash(&mut hasher),
         Value::Array(items) => {
-            (4u8, items.len()).hash(hasher);
-            items.iter().for_each(|item| feed(item, hasher));
+            (4u8, items.len()).hash(&mut hasher);
+            items.iter().for_each(|item| shape(item).hash(&mut hasher));
         }
         Value::Object(map) => {
-            (5u8, map.len()).hash(hasher);
-            // Sorted so that the hash does not depend on `preserve_order`'s insertion order.
-            let mut entries: Vec<_> = map.iter().collect();
-            entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
-            for (key, item) in entries {
-                key.hash(hasher);
-                feed(item, hasher);
-            }
+            let entries = map.iter().fold(0u64, |sum, (key, item)| {
+                let mut entry = std::hash::DefaultHasher::new();
+                (key, shape(item)).hash(&mut entry);
+                sum.wrapping_add(entry.finish())
+            });
+            (5u8, map.len(), entries).hash(&mut hasher);
         }
     }
+    hasher.finish()
 }
 
 /// The id of `schema` if this build registered an equal one.
