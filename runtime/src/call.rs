@@ -90,6 +90,15 @@ pub struct ToolCall {
     request: Request,
 }
 
+/// [`ToolCall`] and [`CallContext`] in one parameter, for a handler whose own parameters are all
+/// `Parameters<T>`: they read only the arguments, so nothing after the call needs rmcp's request
+/// context and it is taken whole at once. One extractor fewer is a smaller
+/// `CallToolHandler` instance per handler to compile.
+pub struct ToolCallInContext {
+    request: Request,
+    context: RequestContext<RoleServer>,
+}
+
 /// The prompt counterpart of [`ToolCall`].
 pub struct PromptCall {
     request: Request,
@@ -181,6 +190,14 @@ impl<S> FromContextPart<ToolCallContext<'_, S>> for ToolCall {
     }
 }
 
+impl<S> FromContextPart<ToolCallContext<'_, S>> for ToolCallInContext {
+    fn from_context_part(context: &mut ToolCallContext<'_, S>) -> Result<Self, ErrorData> {
+        let ToolCall { request } = ToolCall::from_context_part(context)?;
+        let CallContext(context) = CallContext::take(&mut context.request_context);
+        Ok(ToolCallInContext { request, context })
+    }
+}
+
 impl<S> FromContextPart<PromptContext<'_, S>> for PromptCall {
     fn from_context_part(context: &mut PromptContext<'_, S>) -> Result<Self, ErrorData> {
         let round = context
@@ -210,6 +227,13 @@ impl ToolCall {
         context: CallContext,
     ) -> BoxFuture<'static, Result<Io, MrtrError>> {
         Box::pin(self.request.open(handler, context.0))
+    }
+}
+
+impl ToolCallInContext {
+    /// [`ToolCall::open`] with the context this call took.
+    pub fn open(self, handler: &'static Handler) -> BoxFuture<'static, Result<Io, MrtrError>> {
+        Box::pin(self.request.open(handler, self.context))
     }
 }
 

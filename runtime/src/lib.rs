@@ -111,7 +111,7 @@ pub mod __private_v0_1_0 {
     pub const NAME: &str = ::core::module_path!();
 
     pub use crate::__mrtr_try_any as mrtr_try_any;
-    pub use crate::call::{CallContext, PromptCall, ResourceCall, ToolCall};
+    pub use crate::call::{CallContext, PromptCall, ResourceCall, ToolCall, ToolCallInContext};
     pub use crate::carry::{
         Carry, ErasedSlot, Slot, Slots, Transfer, out, rest_of, slot, transfer_slot, type_witness,
     };

@@ -83,6 +83,10 @@ fn body_fn_name(method: &ImplItemFn) -> syn::Ident {
 fn request_kind(handler: &Handler<'_>) -> (TokenStream, TokenStream) {
     let rt = crate::runtime();
     match handler.kind {
+        Kind::Tool if only_arguments(handler) => (
+            quote!(ToolCallInContext),
+            quote!(#rt::rmcp::model::CallToolResponse),
+        ),
         Kind::Tool => (quote!(ToolCall), quote!(#rt::rmcp::model::CallToolResponse)),
         Kind::Prompt => (quote!(PromptCall), quote!(#rt::PromptOutcome)),
         Kind::Helper => unreachable!("a helper is not registered"),
@@ -95,16 +99,32 @@ fn request_kind(handler: &Handler<'_>) -> (TokenStream, TokenStream) {
 
 /// The parameter (and its argument) that takes rmcp's request context whole: last, so every
 /// parameter of the user's has read it first (`mrtr::CallContext`). A resource's call carries
-/// its context already (`ResourceCall::new`).
+/// its context already (`ResourceCall::new`), and so does a tool's whose parameters are all
+/// `Parameters<T>` ([`only_arguments`]).
 fn trailing_context(handler: &Handler<'_>) -> Option<(TokenStream, TokenStream)> {
     let rt = crate::runtime();
     match handler.kind {
+        Kind::Tool if only_arguments(handler) => None,
         Kind::Tool | Kind::Prompt => Some((
             quote!(__mrtr_context: #rt::CallContext),
             quote!(__mrtr_context),
         )),
         Kind::Resource | Kind::Helper => None,
     }
+}
+
+/// Whether every parameter of the user's is a `Parameters<T>`, which reads only the call's
+/// arguments: the call then takes rmcp's request context with it (`mrtr::ToolCallInContext`)
+/// instead of a trailing parameter taking it after the user's have read it.
+fn only_arguments(handler: &Handler<'_>) -> bool {
+    typed_params(handler.method).all(|param| match &*param.ty {
+        syn::Type::Path(path) => path
+            .path
+            .segments
+            .last()
+            .is_some_and(|segment| segment.ident == "Parameters"),
+        _ => false,
+    })
 }
 
 /// The future borrows `&self` like the `async fn` it replaces (rmcp does the same rewrite): the
