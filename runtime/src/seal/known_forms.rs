@@ -97,7 +97,7 @@ fn sorted(value: Value) -> Value {
 /// A cheap structural hash: equal values hash equal whatever their key order, without
 /// allocating (an object's entries are combined by a commutative sum).
 fn shape(value: &Value) -> u64 {
-    let mut hasher = std::hash::DefaultHasher::new();
+    let mut hasher = Fnv::default();
     match value {
         Value::Null => 0u8.hash(&mut hasher),
         Value::Bool(b) => (1u8, b).hash(&mut hasher),
@@ -111,7 +111,7 @@ fn shape(value: &Value) -> u64 {
         }
         Value::Object(map) => {
             let entries = map.iter().fold(0u64, |sum, (key, item)| {
-                let mut entry = std::hash::DefaultHasher::new();
+                let mut entry = Fnv::default();
                 (key, shape(item)).hash(&mut entry);
                 sum.wrapping_add(entry.finish())
             });
@@ -119,6 +119,28 @@ fn shape(value: &Value) -> u64 {
         }
     }
     hasher.finish()
+}
+
+/// FNV-1a: [`shape`] runs on every seal of a form, over a few hundred bytes, where SipHash's
+/// per-hasher setup and finish cost more than the bytes. Collisions only cost an equality check.
+struct Fnv(u64);
+
+impl Default for Fnv {
+    fn default() -> Self {
+        Fnv(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl Hasher for Fnv {
+    fn write(&mut self, bytes: &[u8]) {
+        for byte in bytes {
+            self.0 = (self.0 ^ u64::from(*byte)).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
 }
 
 /// The id of `schema` if this build registered an equal one.
