@@ -77,9 +77,9 @@ fn fixture() -> Fixture {
     let mut continuation_with_ask = continuation.clone();
     continuation_with_ask.pending.insert(
         "target_env".into(),
-        InputRequest {
-            method: InputMethod::Elicitation,
-            params: Some(json!({
+        InputRequest::new(
+            InputMethod::Elicitation,
+            Some(json!({
                 "mode": "form",
                 "message": "Deploy \"checkout-api\" — which environment?",
                 "requestedSchema": {
@@ -88,7 +88,7 @@ fn fixture() -> Fixture {
                     "required": ["environment"]
                 }
             })),
-        },
+        ),
     );
     let secret = vec![0x5a; 32];
     let ring = KeyRing::new(StateKey::new("k1", secret.clone()).unwrap());

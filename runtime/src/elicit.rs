@@ -18,6 +18,14 @@ use serde_json::Value;
 pub trait Elicit: DeserializeOwned {
     /// The restricted `requestedSchema` (`{"type":"object","properties":..,"required":..}`).
     fn requested_schema() -> Value;
+
+    /// The registered copy of this form's schema, shared by every ask of it and named by id in
+    /// a sealed continuation. `#[derive(Elicit)]` registers the schema and finds it once; a
+    /// hand-written impl has none, and its schema is built and sealed with each ask.
+    #[doc(hidden)]
+    fn __known_form() -> Option<&'static crate::seal::known_forms::KnownForm> {
+        None
+    }
 }
 
 /// What `#[derive(Elicit)]` expands to. Not a public API.
@@ -26,7 +34,7 @@ pub mod __derive_support {
     use serde_json::{Map, Value};
 
     pub use super::Elicit;
-    pub use crate::seal::known_forms::RegisteredForm;
+    pub use crate::seal::known_forms::{KnownForm, RegisteredForm};
     pub use inventory::submit;
     pub use serde_json::Value as Json;
 

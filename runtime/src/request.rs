@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 use crate::elicit::Elicit;
+use crate::seal::known_forms::KnownForm;
 
 /// The three methods an `inputRequests` entry may carry.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -24,14 +25,54 @@ pub enum InputMethod {
 }
 
 /// One `inputRequests` entry: a bare `{method, params}` (no `jsonrpc`, no `id`).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Deserialize)]
 pub struct InputRequest {
     pub method: InputMethod,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub params: Option<Value>,
+    /// A form of a `#[derive(Elicit)]` type: its schema, shared by every ask of it and named by
+    /// id in a sealed continuation (`params` then holds `mode` and `message` only).
+    #[serde(skip)]
+    pub(crate) form: Option<&'static KnownForm>,
+}
+
+impl PartialEq for InputRequest {
+    fn eq(&self, other: &Self) -> bool {
+        self.method == other.method
+            && self.form.map(KnownForm::id) == other.form.map(KnownForm::id)
+            && self.params == other.params
+    }
+}
+
+/// The request as it goes on the wire: a known form's schema back in its params.
+impl Serialize for InputRequest {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(None)?;
+        map.serialize_entry("method", &self.method)?;
+        match (&self.params, self.form) {
+            (Some(Value::Object(params)), Some(form)) => {
+                let mut params = params.clone();
+                params.insert("requestedSchema".into(), form.schema().clone());
+                map.serialize_entry("params", &params)?;
+            }
+            (Some(params), _) => map.serialize_entry("params", params)?,
+            (None, _) => {}
+        }
+        map.end()
+    }
 }
 
 impl InputRequest {
+    /// A request with these params, as sent (no shared form schema).
+    pub fn new(method: InputMethod, params: Option<Value>) -> Self {
+        InputRequest {
+            method,
+            params,
+            form: None,
+        }
+    }
+
     /// URL-mode elicitation (`params.mode == "url"`). A missing `mode` means form.
     pub fn is_url_elicitation(&self) -> bool {
         self.method == InputMethod::Elicitation
@@ -65,15 +106,43 @@ impl InputRequest {
     pub(crate) fn form_params(
         &self,
     ) -> Option<Result<rmcp::model::ElicitRequestParams, serde_json::Error>> {
-        match self.method {
-            InputMethod::Elicitation => form::params(self.params.as_ref()?),
-            _ => None,
+        if self.method != InputMethod::Elicitation {
+            return None;
         }
+        if let Some(form) = self.form {
+            let message = self.param("message")?.as_str()?;
+            return Some(form.model().map(|requested_schema| {
+                rmcp::model::ElicitRequestParams::FormElicitationParams {
+                    meta: None,
+                    message: message.to_owned(),
+                    requested_schema,
+                }
+            }));
+        }
+        form::params(self.params.as_ref()?)
     }
 
-    /// One top-level field of `params`, if `params` is an object that has it.
+    /// One top-level field of `params`, if `params` is an object that has it (a known form's
+    /// `requestedSchema` included).
     pub(crate) fn param(&self, name: &str) -> Option<&Value> {
+        if let Some(form) = self.form
+            && name == "requestedSchema"
+        {
+            return Some(form.schema());
+        }
         self.params.as_ref()?.as_object()?.get(name)
+    }
+
+    /// A known form: `{method: elicitation, params: {mode, message}}` and its shared schema.
+    pub(crate) fn known_form(message: String, form: &'static KnownForm) -> Self {
+        let mut params = Map::new();
+        params.insert("mode".into(), Value::String("form".into()));
+        params.insert("message".into(), Value::String(message));
+        InputRequest {
+            method: InputMethod::Elicitation,
+            params: Some(Value::Object(params)),
+            form: Some(form),
+        }
     }
 }
 
@@ -111,7 +180,10 @@ impl<T> std::fmt::Debug for Ask<T> {
 /// `mode: "form"` is sent explicitly: 2026-07-28 and 2025-11-25 clients accept it, and the legacy
 /// path strips it for 2025-06-18 clients, which predate the field.
 pub fn elicit<T: Elicit>(message: impl Into<String>) -> Ask<T> {
-    elicit_with_schema(message, T::requested_schema())
+    match T::__known_form() {
+        Some(form) => Ask::from_request(InputRequest::known_form(message.into(), form)),
+        None => elicit_with_schema(message, T::requested_schema()),
+    }
 }
 
 /// Form elicitation with a hand-built `requestedSchema`, for shapes the derive does not produce.
@@ -128,6 +200,7 @@ pub fn elicit_with_schema<T: DeserializeOwned>(
         params: Some(
             json!({ "mode": "form", "message": message.into(), "requestedSchema": schema }),
         ),
+        form: None,
     })
 }
 
@@ -139,6 +212,7 @@ pub fn elicit_url(message: impl Into<String>, url: impl Into<String>) -> Ask<()>
     Ask::from_request(InputRequest {
         method: InputMethod::Elicitation,
         params: Some(json!({ "mode": "url", "message": message.into(), "url": url.into() })),
+        form: None,
     })
 }
 
@@ -161,6 +235,7 @@ pub fn sample(
     Ask::from_request(InputRequest {
         method: InputMethod::Sampling,
         params: Some(params),
+        form: None,
     })
 }
 
@@ -170,6 +245,7 @@ pub fn roots() -> Ask<rmcp::model::ListRootsResult> {
     Ask::from_request(InputRequest {
         method: InputMethod::Roots,
         params: Some(Value::Object(Map::new())),
+        form: None,
     })
 }
 
@@ -211,10 +287,12 @@ mod rmcp_model_tests {
             method: InputMethod::Elicitation,
             params: Some(json!({ "mode": "form", "message": "m", "_meta": { "k": 1 },
                                  "requestedSchema": schema })),
+            form: None,
         };
         let without_mode = InputRequest {
             method: InputMethod::Elicitation,
             params: Some(json!({ "message": "m", "requestedSchema": schema })),
+            form: None,
         };
         let asks = [
             elicit_with_schema::<Value>("Proceed?", schema.clone()).into_request(),
@@ -236,6 +314,7 @@ mod rmcp_model_tests {
         let request = InputRequest {
             method: InputMethod::Sampling,
             params: Some(json!({ "message": "not a sampling request" })),
+            form: None,
         };
         assert!(request.to_rmcp().is_err());
     }

@@ -121,21 +121,25 @@ fn only_url_mode_elicitation_counts_as_url_elicitation() {
         params: Some(
             json!({ "message": "m", "requestedSchema": { "type": "object", "properties": {} } }),
         ),
+        form: None,
     };
     assert!(!form_without_mode.is_url_elicitation());
     let sampling_with_url_mode = InputRequest {
         method: InputMethod::Sampling,
         params: Some(json!({ "mode": "url" })),
+        form: None,
     };
     assert!(!sampling_with_url_mode.is_url_elicitation());
     let no_params = InputRequest {
         method: InputMethod::Elicitation,
         params: None,
+        form: None,
     };
     assert!(!no_params.is_url_elicitation());
     let not_an_object = InputRequest {
         method: InputMethod::Elicitation,
         params: Some(json!("url")),
+        form: None,
     };
     assert!(!not_an_object.is_url_elicitation());
 }

@@ -33,7 +33,7 @@ use serde_json::Value;
 use crate::request::{InputMethod, InputRequest};
 use crate::seal::Continuation;
 use crate::seal::json_cbor;
-use crate::seal::known_forms::{self, FormId};
+use crate::seal::known_forms::{self, KnownForm};
 use crate::seal::sink::Sink;
 
 pub(crate) const AUDIENCE_LEN: usize = 16;
@@ -53,43 +53,21 @@ pub(crate) struct Stamp {
     pub principal: Option<[u8; PRINCIPAL_LEN]>,
 }
 
-/// The schema id of each pending ask that [`known_form`] names, in `pending` order: looked up
-/// once per seal, then shared by [`encoded_len`] and [`encode`].
-pub(crate) fn known_forms(continuation: &Continuation) -> Vec<Option<FormId>> {
-    if continuation.pending.is_empty() {
-        return Vec::new();
-    }
-    continuation.pending.values().map(known_form).collect()
-}
-
-pub(crate) fn encode(
-    stamp: &Stamp,
-    continuation: &Continuation,
-    forms: &[Option<FormId>],
-) -> Result<Vec<u8>, String> {
+pub(crate) fn encode(stamp: &Stamp, continuation: &Continuation) -> Result<Vec<u8>, String> {
     let mut out = Vec::with_capacity(96 + continuation.step.len() + continuation.carried.len());
-    write(&mut out, stamp, continuation, forms)?;
+    write(&mut out, stamp, continuation)?;
     Ok(out)
 }
 
 /// The length [`encode`] would produce, counted without building it: a continuation too large
 /// to seal is refused before any of it is copied, encrypted or base64-encoded.
-pub(crate) fn encoded_len(
-    stamp: &Stamp,
-    continuation: &Continuation,
-    forms: &[Option<FormId>],
-) -> Result<usize, String> {
+pub(crate) fn encoded_len(stamp: &Stamp, continuation: &Continuation) -> Result<usize, String> {
     let mut counter = 0usize;
-    write(&mut counter, stamp, continuation, forms)?;
+    write(&mut counter, stamp, continuation)?;
     Ok(counter)
 }
 
-fn write(
-    out: &mut impl Sink,
-    stamp: &Stamp,
-    continuation: &Continuation,
-    forms: &[Option<FormId>],
-) -> Result<(), String> {
+fn write(out: &mut impl Sink, stamp: &Stamp, continuation: &Continuation) -> Result<(), String> {
     out.put(&[if stamp.principal.is_some() {
         FLAG_PRINCIPAL
     } else {
@@ -110,15 +88,13 @@ fn write(
     }
     put_text(out, &continuation.step);
     put_varint(out, continuation.pending.len() as u64);
-    for (index, (key, request)) in continuation.pending.iter().enumerate() {
+    for (key, request) in &continuation.pending {
         put_text(out, key);
         let method = method_byte(request.method);
-        if let Some(id) = forms.get(index).copied().flatten()
-            && let Some(message) = form_message(request)
-        {
+        if let Some((message, form)) = known_form(request) {
             out.put(&[method | METHOD_KNOWN_FORM]);
             put_text(out, message);
-            out.put(&id);
+            out.put(&form.id());
             continue;
         }
         match &request.params {
@@ -169,17 +145,29 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<(Stamp, Continuation), String> {
                 if method & !METHOD_KNOWN_FORM == method_byte(InputMethod::Elicitation) =>
             {
                 let message = input.text("form message")?;
-                let id = input.array("form id")?;
-                let schema = known_forms::schema(&id).ok_or(
+                let form = known_forms::by_id(&input.array("form id")?).ok_or(
                     "a form schema this build does not know (changed since it was sealed?)",
                 )?;
-                Some(form_params(message, schema.clone()))
+                if pending
+                    .insert(key, InputRequest::known_form(message, form))
+                    .is_some()
+                {
+                    return Err("duplicate ask key".into());
+                }
+                continue;
             }
             _ => return Err(format!("invalid ask method byte {method:#04x}")),
         };
         let method = input_method(method & !(METHOD_HAS_PARAMS | METHOD_KNOWN_FORM))?;
         if pending
-            .insert(key, InputRequest { method, params })
+            .insert(
+                key,
+                InputRequest {
+                    method,
+                    params,
+                    form: None,
+                },
+            )
             .is_some()
         {
             return Err("duplicate ask key".into());
@@ -210,32 +198,11 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<(Stamp, Continuation), String> {
     Ok((stamp, continuation))
 }
 
-/// The schema id of a form ask in exactly the shape `elicit` builds
-/// (`{mode: "form", message, requestedSchema}`) whose schema this build registered: `params`
-/// rebuilt from the message and the schema on opening are equal to the ones sealed.
-fn known_form(request: &InputRequest) -> Option<FormId> {
-    form_message(request)?;
-    known_forms::id_of(request.param("requestedSchema")?)
-}
-
-/// The message of a form ask in exactly the shape `elicit` builds.
-fn form_message(request: &InputRequest) -> Option<&str> {
-    if request.method != InputMethod::Elicitation {
-        return None;
-    }
-    let params = request.params.as_ref()?.as_object()?;
-    if params.len() != 3 || params.get("mode")?.as_str()? != "form" {
-        return None;
-    }
-    params.get("message")?.as_str()
-}
-
-fn form_params(message: String, schema: Value) -> Value {
-    let mut params = serde_json::Map::new();
-    params.insert("mode".into(), Value::String("form".into()));
-    params.insert("message".into(), Value::String(message));
-    params.insert("requestedSchema".into(), schema);
-    Value::Object(params)
+/// The message and the shared schema of a known form (`elicit::<T>` of a derived `T`, or one
+/// opened from a token that named it).
+fn known_form(request: &InputRequest) -> Option<(&str, &'static KnownForm)> {
+    let form = request.form?;
+    Some((request.param("message")?.as_str()?, form))
 }
 
 fn method_byte(method: InputMethod) -> u8 {
@@ -356,6 +323,7 @@ mod tests {
                     InputRequest {
                         method: InputMethod::Elicitation,
                         params: Some(json!({"message": "ok?"})),
+                        form: None,
                     },
                 ),
                 (
@@ -363,6 +331,7 @@ mod tests {
                     InputRequest {
                         method: InputMethod::Roots,
                         params: None,
+                        form: None,
                     },
                 ),
             ]),
@@ -378,24 +347,21 @@ mod tests {
     #[test]
     fn the_counted_length_is_the_encoded_length() {
         let (stamp, continuation) = sample();
-        let encoded = encode(&stamp, &continuation, &known_forms(&continuation)).expect("encodes");
-        assert_eq!(
-            encoded_len(&stamp, &continuation, &known_forms(&continuation)),
-            Ok(encoded.len())
-        );
+        let encoded = encode(&stamp, &continuation).expect("encodes");
+        assert_eq!(encoded_len(&stamp, &continuation), Ok(encoded.len()));
     }
 
     #[test]
     fn claims_round_trip() {
         let (stamp, continuation) = sample();
-        let bytes = encode(&stamp, &continuation, &known_forms(&continuation)).unwrap();
+        let bytes = encode(&stamp, &continuation).unwrap();
         assert_eq!(decode(&bytes).unwrap(), (stamp, continuation));
     }
 
     #[test]
     fn every_truncation_of_the_fixed_fields_is_an_error() {
         let (stamp, continuation) = sample();
-        let bytes = encode(&stamp, &continuation, &known_forms(&continuation)).unwrap();
+        let bytes = encode(&stamp, &continuation).unwrap();
         let carried_at = bytes.len() - continuation.carried.len();
         for len in 0..carried_at {
             assert!(
@@ -421,7 +387,7 @@ mod tests {
     #[test]
     fn unknown_flags_and_methods_are_rejected() {
         let (stamp, continuation) = sample();
-        let mut bytes = encode(&stamp, &continuation, &known_forms(&continuation)).unwrap();
+        let mut bytes = encode(&stamp, &continuation).unwrap();
         bytes[0] |= 0b10;
         assert!(decode(&bytes).unwrap_err().contains("flags"));
         assert!(input_method(3).is_err());
@@ -449,11 +415,8 @@ mod tests {
     fn a_derived_form_is_sealed_by_its_id_and_opens_to_the_same_ask() {
         let ask = crate::request::elicit::<Rollout>("Wave size?").into_request();
         let (stamp, continuation) = with_pending(ask);
-        let bytes = encode(&stamp, &continuation, &known_forms(&continuation)).unwrap();
-        assert_eq!(
-            encoded_len(&stamp, &continuation, &known_forms(&continuation)),
-            Ok(bytes.len())
-        );
+        let bytes = encode(&stamp, &continuation).unwrap();
+        assert_eq!(encoded_len(&stamp, &continuation), Ok(bytes.len()));
         assert_eq!(contains(&bytes, b"wave_size_for_the_claims_test"), None);
         assert!(contains(&bytes, b"Wave size?").is_some());
         assert_eq!(decode(&bytes).unwrap(), (stamp, continuation));
@@ -467,7 +430,7 @@ mod tests {
         });
         let ask = crate::request::elicit_with_schema::<Value>("Free text?", schema).into_request();
         let (stamp, continuation) = with_pending(ask);
-        let bytes = encode(&stamp, &continuation, &known_forms(&continuation)).unwrap();
+        let bytes = encode(&stamp, &continuation).unwrap();
         assert!(contains(&bytes, b"hand_built_field").is_some());
         assert_eq!(decode(&bytes).unwrap(), (stamp, continuation));
     }
@@ -476,7 +439,7 @@ mod tests {
     fn a_form_id_this_build_does_not_know_is_refused() {
         let ask = crate::request::elicit::<Rollout>("Wave size?").into_request();
         let (stamp, continuation) = with_pending(ask);
-        let mut bytes = encode(&stamp, &continuation, &known_forms(&continuation)).unwrap();
+        let mut bytes = encode(&stamp, &continuation).unwrap();
         let id_at = contains(&bytes, b"Wave size?").unwrap() + b"Wave size?".len();
         bytes[id_at] ^= 0xff;
         assert!(decode(&bytes).unwrap_err().contains("does not know"));
@@ -486,7 +449,7 @@ mod tests {
     fn a_form_id_on_another_method_or_with_params_is_refused() {
         let ask = crate::request::elicit::<Rollout>("Wave size?").into_request();
         let (stamp, continuation) = with_pending(ask);
-        let bytes = encode(&stamp, &continuation, &known_forms(&continuation)).unwrap();
+        let bytes = encode(&stamp, &continuation).unwrap();
         let method_at = contains(&bytes, b"wave\x40").expect("the key, then the method byte") + 4;
         for byte in [
             METHOD_KNOWN_FORM | method_byte(InputMethod::Sampling),

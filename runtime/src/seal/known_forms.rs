@@ -1,5 +1,6 @@
 //! Form schemas every instance of this build knows: a sealed continuation names the schema of a
-//! pending form ask by a short id instead of carrying it.
+//! pending form ask by a short id instead of carrying it, and every ask of a form shares one
+//! copy of its schema (and of rmcp's model of it) instead of building its own.
 //!
 //! `#[derive(Elicit)]` registers each derived form's `requested_schema` at link time
 //! ([`inventory`]), so the list is the same in every process started from the same binary,
@@ -7,15 +8,16 @@
 //! fleet finds the schema there. A schema nobody registered (`elicit_with_schema`, a hand-written
 //! `Elicit` impl) is sealed in full, as before.
 //!
-//! The id is the first 8 bytes of the SHA-256 of the schema's CBOR (keys sorted), so it follows the schema's
-//! content, not the type's name: a build that changed a form's schema cannot resolve the ids of
-//! the old one, and refuses the continuation (-32602) instead of checking an answer against a
-//! form the user was never shown.
+//! The id is the first 8 bytes of the SHA-256 of the schema's CBOR (keys sorted), so it follows
+//! the schema's content, not the type's name: a build that changed a form's schema cannot
+//! resolve the ids of the old one, and refuses the continuation (-32602) instead of checking an
+//! answer against a form the user was never shown.
 
 use std::collections::HashMap;
-use std::hash::{Hash, Hasher};
 use std::sync::OnceLock;
 
+use rmcp::model::ElicitationSchema;
+use serde::Deserialize;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
@@ -32,18 +34,57 @@ inventory::collect!(RegisteredForm);
 pub(crate) const FORM_ID_LEN: usize = 8;
 pub(crate) type FormId = [u8; FORM_ID_LEN];
 
-struct Known {
-    by_id: HashMap<FormId, Value>,
-    /// [`shape`] of each known schema, to find a schema's id without hashing its CBOR per seal.
-    by_shape: HashMap<u64, Vec<FormId>>,
+/// A registered form's schema, its id, and rmcp's model of it (converted on first use).
+#[doc(hidden)]
+pub struct KnownForm {
+    id: FormId,
+    schema: Value,
+    model: OnceLock<Result<ElicitationSchema, String>>,
 }
 
-fn known() -> &'static Known {
-    static KNOWN: OnceLock<Known> = OnceLock::new();
-    KNOWN.get_or_init(|| collect(inventory::iter::<RegisteredForm>().map(|form| (form.schema)())))
+impl KnownForm {
+    /// The registered form equal to `schema`, if any: what a derived type's
+    /// `Elicit::__known_form` looks up once and keeps.
+    pub fn find(schema: &Value) -> Option<&'static KnownForm> {
+        by_id(&id(schema)).filter(|known| known.schema == *schema)
+    }
+
+    pub(crate) fn id(&self) -> FormId {
+        self.id
+    }
+
+    pub(crate) fn schema(&'static self) -> &'static Value {
+        &self.schema
+    }
+
+    /// rmcp's model of the schema, converted once; a schema rmcp refuses is an error every time.
+    pub(crate) fn model(&self) -> Result<ElicitationSchema, serde_json::Error> {
+        self.model
+            .get_or_init(|| ElicitationSchema::deserialize(&self.schema).map_err(|e| e.to_string()))
+            .clone()
+            .map_err(<serde_json::Error as serde::de::Error>::custom)
+    }
 }
 
-fn collect(schemas: impl Iterator<Item = Value>) -> Known {
+impl std::fmt::Debug for KnownForm {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("KnownForm")
+            .field("id", &self.id)
+            .field("schema", &self.schema)
+            .finish()
+    }
+}
+
+/// The registered form named `id`.
+pub(crate) fn by_id(id: &FormId) -> Option<&'static KnownForm> {
+    static KNOWN: OnceLock<HashMap<FormId, &'static KnownForm>> = OnceLock::new();
+    KNOWN
+        .get_or_init(|| collect(inventory::iter::<RegisteredForm>().map(|form| (form.schema)())))
+        .get(id)
+        .copied()
+}
+
+fn collect(schemas: impl Iterator<Item = Value>) -> HashMap<FormId, &'static KnownForm> {
     let mut by_id: HashMap<FormId, Value> = HashMap::new();
     let mut clashing = Vec::new();
     for schema in schemas {
@@ -61,11 +102,18 @@ fn collect(schemas: impl Iterator<Item = Value>) -> Known {
     for id in clashing {
         by_id.remove(&id);
     }
-    let mut by_shape: HashMap<u64, Vec<FormId>> = HashMap::new();
-    for (id, schema) in &by_id {
-        by_shape.entry(shape(schema)).or_default().push(*id);
-    }
-    Known { by_id, by_shape }
+    // Built once per process and kept for its lifetime: every ask of the form borrows it.
+    by_id
+        .into_iter()
+        .map(|(id, schema)| {
+            let known: &'static KnownForm = Box::leak(Box::new(KnownForm {
+                id,
+                schema,
+                model: OnceLock::new(),
+            }));
+            (id, known)
+        })
+        .collect()
 }
 
 fn id(schema: &Value) -> FormId {
@@ -94,74 +142,6 @@ fn sorted(value: Value) -> Value {
     }
 }
 
-/// A cheap structural hash: equal values hash equal whatever their key order, without
-/// allocating (an object's entries are combined by a commutative sum).
-fn shape(value: &Value) -> u64 {
-    let mut hasher = Fnv::default();
-    match value {
-        Value::Null => 0u8.hash(&mut hasher),
-        Value::Bool(b) => (1u8, b).hash(&mut hasher),
-        Value::Number(n) => {
-            (2u8, n.as_u64(), n.as_i64(), n.as_f64().map(f64::to_bits)).hash(&mut hasher)
-        }
-        Value::String(s) => (3u8, s).hash(&mut hasher),
-        Value::Array(items) => {
-            (4u8, items.len()).hash(&mut hasher);
-            items.iter().for_each(|item| shape(item).hash(&mut hasher));
-        }
-        Value::Object(map) => {
-            let entries = map.iter().fold(0u64, |sum, (key, item)| {
-                let mut entry = Fnv::default();
-                (key, shape(item)).hash(&mut entry);
-                sum.wrapping_add(entry.finish())
-            });
-            (5u8, map.len(), entries).hash(&mut hasher);
-        }
-    }
-    hasher.finish()
-}
-
-/// FNV-1a: [`shape`] runs on every seal of a form, over a few hundred bytes, where SipHash's
-/// per-hasher setup and finish cost more than the bytes. Collisions only cost an equality check.
-struct Fnv(u64);
-
-impl Default for Fnv {
-    fn default() -> Self {
-        Fnv(0xcbf2_9ce4_8422_2325)
-    }
-}
-
-impl Hasher for Fnv {
-    fn write(&mut self, bytes: &[u8]) {
-        for byte in bytes {
-            self.0 = (self.0 ^ u64::from(*byte)).wrapping_mul(0x0100_0000_01b3);
-        }
-    }
-
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
-/// The id of `schema` if this build registered an equal one.
-pub(crate) fn id_of(schema: &Value) -> Option<FormId> {
-    let known = known();
-    if known.by_id.is_empty() {
-        return None;
-    }
-    known
-        .by_shape
-        .get(&shape(schema))?
-        .iter()
-        .find(|id| known.by_id.get(*id) == Some(schema))
-        .copied()
-}
-
-/// The schema this build registered under `id`.
-pub(crate) fn schema(id: &FormId) -> Option<&'static Value> {
-    known().by_id.get(id)
-}
-
 #[cfg(test)]
 mod tests {
     use serde_json::json;
@@ -175,10 +155,10 @@ mod tests {
             r#"{"properties": {"ok": {"type": "boolean"}}, "type": "object"}"#,
         )
         .unwrap();
-        assert_eq!(shape(&a), shape(&b));
+        assert_eq!(id(&a), id(&b));
         let known = collect([a.clone(), b].into_iter());
-        assert_eq!(known.by_id.len(), 1);
-        assert_eq!(known.by_id.values().next(), Some(&a));
+        assert_eq!(known.len(), 1);
+        assert_eq!(known.values().next().unwrap().schema, a);
     }
 
     #[test]
@@ -186,6 +166,13 @@ mod tests {
         let a = json!({"type": "object", "properties": {"ok": {"type": "boolean"}}});
         let b = json!({"type": "object", "properties": {"ok": {"type": "string"}}});
         assert_ne!(id(&a), id(&b));
-        assert_eq!(collect([a, b].into_iter()).by_id.len(), 2);
+        assert_eq!(collect([a, b].into_iter()).len(), 2);
+    }
+
+    #[test]
+    fn a_schema_nobody_registered_is_not_found() {
+        let schema =
+            json!({"type": "object", "properties": {"never_registered": {"type": "string"}}});
+        assert!(KnownForm::find(&schema).is_none());
     }
 }

@@ -163,15 +163,14 @@ impl Sealer {
         let header = token::header(inner.mode, kid);
         // Refuse from the size of what is carried, before any of it is copied, encrypted and
         // base64-encoded: a 3 MB local must not cost an 8 MB token to find out it is too big.
-        let forms = claims::known_forms(continuation);
-        let claims_len = claims::encoded_len(&stamp, continuation, &forms).map_err(|reason| {
+        let claims_len = claims::encoded_len(&stamp, continuation).map_err(|reason| {
             MrtrError::Internal(format!("cannot encode the continuation: {reason}"))
         })?;
         let token_len = header.len() + base64_len(cipher::min_body_len(inner.mode) + claims_len);
         if token_len > inner.max_bytes {
             return Err(too_large(continuation, token_len, inner.max_bytes));
         }
-        let claims = claims::encode(&stamp, continuation, &forms).map_err(|reason| {
+        let claims = claims::encode(&stamp, continuation).map_err(|reason| {
             MrtrError::Internal(format!("cannot encode the continuation: {reason}"))
         })?;
         let body = key.protect(inner.mode, header.as_bytes(), &claims)?;

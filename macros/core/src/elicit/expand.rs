@@ -37,6 +37,15 @@ fn expand_form(form: &Form) -> TokenStream {
                         #(#fields)*
                         .finish()
                 }
+
+                fn __known_form() -> ::core::option::Option<&'static #support::KnownForm> {
+                    static FORM: ::std::sync::OnceLock<
+                        ::core::option::Option<&'static #support::KnownForm>,
+                    > = ::std::sync::OnceLock::new();
+                    *FORM.get_or_init(|| {
+                        #support::KnownForm::find(&<Self as #support::Elicit>::requested_schema())
+                    })
+                }
             }
 
             // Every instance of this build then knows the schema, so a continuation names it

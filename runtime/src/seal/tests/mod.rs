@@ -96,6 +96,7 @@ pub fn deploy_continuation() -> Continuation {
                         "required": ["environment"]
                     }
                 })),
+                form: None,
             },
         )]),
         answered: BTreeMap::new(),

@@ -31,7 +31,11 @@ fn input_request() -> impl Strategy<Value = InputRequest> {
         ],
         prop::option::of(json_value()),
     )
-        .prop_map(|(method, params)| InputRequest { method, params })
+        .prop_map(|(method, params)| InputRequest {
+            method,
+            params,
+            form: None,
+        })
 }
 
 fn continuation() -> impl Strategy<Value = Continuation> {
