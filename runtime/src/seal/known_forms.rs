@@ -14,7 +14,7 @@
 //! answer against a form the user was never shown.
 
 use std::collections::HashMap;
-use std::sync::OnceLock;
+use std::sync::{LazyLock, OnceLock, RwLock};
 
 use rmcp::model::ElicitationSchema;
 use serde::Deserialize;
@@ -43,9 +43,29 @@ pub struct KnownForm {
 }
 
 impl KnownForm {
-    /// The registered form equal to `schema`, if any: what a derived type's
-    /// `Elicit::__known_form` looks up once and keeps.
-    pub fn find(schema: &Value) -> Option<&'static KnownForm> {
+    /// The registered form built by `schema` (a derived type's `requested_schema`), if any:
+    /// found by content on first use, then remembered by the function's address, so that the
+    /// derive emits one call and no state of its own per type.
+    pub fn of(schema: fn() -> Value) -> Option<&'static KnownForm> {
+        static SEEN: LazyLock<RwLock<HashMap<usize, Option<&'static KnownForm>>>> =
+            LazyLock::new(Default::default);
+        let address = schema as usize;
+        if let Some(found) = SEEN
+            .read()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .get(&address)
+        {
+            return *found;
+        }
+        let found = Self::find(&schema());
+        SEEN.write()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .insert(address, found);
+        found
+    }
+
+    /// The registered form equal to `schema`, if any.
+    fn find(schema: &Value) -> Option<&'static KnownForm> {
         by_id(&id(schema)).filter(|known| known.schema == *schema)
     }
 

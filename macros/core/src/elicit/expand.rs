@@ -39,12 +39,7 @@ fn expand_form(form: &Form) -> TokenStream {
                 }
 
                 fn __known_form() -> ::core::option::Option<&'static #support::KnownForm> {
-                    static FORM: ::std::sync::OnceLock<
-                        ::core::option::Option<&'static #support::KnownForm>,
-                    > = ::std::sync::OnceLock::new();
-                    *FORM.get_or_init(|| {
-                        #support::KnownForm::find(&<Self as #support::Elicit>::requested_schema())
-                    })
+                    #support::KnownForm::of(<Self as #support::Elicit>::requested_schema)
                 }
             }
 
