@@ -86,6 +86,16 @@ impl KnownForm {
     }
 }
 
+/// A form no build registered, as a token from a build whose form changed would name it.
+#[cfg(test)]
+pub(crate) fn unregistered(schema: Value) -> &'static KnownForm {
+    Box::leak(Box::new(KnownForm {
+        id: id(&schema),
+        schema,
+        model: OnceLock::new(),
+    }))
+}
+
 impl std::fmt::Debug for KnownForm {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("KnownForm")

@@ -100,6 +100,27 @@ fn conformance_tampered_suffix_is_rejected_as_a_tag_failure() {
 }
 
 #[test]
+fn a_token_naming_a_form_this_build_does_not_know_is_rejected() {
+    let clock = TestClock::new();
+    let sealer = sealer(KeyRing::new(key("k1", 1)), StateMode::Aead, &clock);
+    let changed = crate::seal::known_forms::unregistered(json!({
+        "type": "object",
+        "properties": {"environment_renamed_since": {"type": "string"}},
+    }));
+    let mut continuation = deploy_continuation();
+    continuation.pending.insert(
+        "target_env".into(),
+        crate::request::InputRequest::known_form("Which environment?".into(), changed),
+    );
+    // Sealed by a build that knew the form: only its id travels.
+    let token = sealer.seal(&continuation, &deploy_binding()).unwrap();
+    let Err(MrtrError::RejectedState(reason)) = sealer.open(&token, &deploy_binding()) else {
+        panic!("a token naming an unknown form opened");
+    };
+    assert!(reason.contains("does not know"), "{reason}");
+}
+
+#[test]
 fn non_canonical_trailing_bits_are_rejected() {
     let clock = TestClock::new();
     let sealer = sealer(KeyRing::new(key("k1", 1)), StateMode::Aead, &clock);
