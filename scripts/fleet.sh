@@ -50,6 +50,13 @@ KEEP_WORK=1
 cleanup() {
     # Quietly: the shell would report each process killed here after the summary line.
     exec 2>/dev/null
+    # nginx first, by its fast shutdown: a SIGKILLed master would orphan its workers (the old
+    # ones a reload left finishing requests among them), and they would hold our stdout open.
+    if [[ -n "${NGINX_PID:-}" ]]; then
+        kill -TERM "$NGINX_PID" 2>/dev/null || true
+        (sleep 5 && kill -KILL "$NGINX_PID" 2>/dev/null) &
+        wait "$NGINX_PID" 2>/dev/null || true
+    fi
     for pid in "${PIDS[@]}"; do
         kill -KILL "$pid" 2>/dev/null || true
     done
@@ -172,7 +179,8 @@ reload_nginx() { # [DRAINED]: new workers route around it; old workers finish th
 }
 write_nginx_conf
 "$NGINX" -p "$WORK/nginx" -e "$WORK/nginx/error.log" -c "$WORK/nginx/nginx.conf" &
-PIDS+=($!)
+NGINX_PID=$!
+PIDS+=("$NGINX_PID")
 wait_port "$NGINX_PORT"
 log "redis :$REDIS_PORT, instances :${PORT[1]} :${PORT[2]} :${PORT[3]}, nginx :$NGINX_PORT, TTL ${TTL}s, $FLOWS flows for ${RUN_SECONDS}s ($PROFILE build)"
 

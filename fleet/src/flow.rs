@@ -1,11 +1,12 @@
 //! One complete flow: rounds until the tool completes, each round's answering instance noted.
 //!
-//! A round whose connection breaks (its instance was killed or is restarting) is sent again,
-//! unchanged, as a client would; so is a round the server asks to retry later (-32603: the
-//! replay store did not answer, or another round holds the continuation's lease). With single
-//! use on, an instance killed after taking a round's lease and before answering leaves the
-//! lease to run out: the retries are refused as in flight until then, and the next one takes
-//! the round over and runs it (the effect stays single through the round's idempotency key).
+//! A round whose connection breaks (its instance was killed or is restarting), or that gets no
+//! answer in time, is sent again, unchanged, as a client would; so is a round the server asks
+//! to retry later (-32603: the replay store did not answer, or another round holds the
+//! continuation's lease). With single use on, an instance killed after taking a round's lease
+//! and before answering leaves the lease to run out: the retries are refused as in flight until
+//! then, and the next one takes the round over and runs it (the effect stays single through the
+//! round's idempotency key).
 
 use std::time::Duration;
 
@@ -31,6 +32,9 @@ pub struct FlowReport {
     pub resumed_elsewhere: u32,
     /// Rounds sent again after a broken connection.
     pub retried: u32,
+    /// Attempts sent again after no complete answer within `wire::ATTEMPT_TIMEOUT`, with what
+    /// was seen of each (the instance whose headers arrived, if any).
+    pub unanswered: Vec<String>,
     /// Rounds sent again after the server could not check single use (-32603 "retry later":
     /// nothing ran and the continuation was not spent).
     pub retried_store_unavailable: u32,
@@ -70,6 +74,11 @@ pub async fn run(
                 retries += 1;
                 match why {
                     Retry::Transport => report.retried += 1,
+                    Retry::Unanswered => report.unanswered.push(format!(
+                        "{} round {}: {error}",
+                        kind.tool(),
+                        index + 1
+                    )),
                     Retry::StoreUnavailable => report.retried_store_unavailable += 1,
                     Retry::InFlight => {
                         report.retried_in_flight += 1;
@@ -145,6 +154,7 @@ pub async fn run(
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Retry {
     Transport,
+    Unanswered,
     StoreUnavailable,
     InFlight,
 }
@@ -154,6 +164,7 @@ enum Retry {
 fn retry_reason(error: &RoundError) -> Option<Retry> {
     match error {
         RoundError::Transport(_) => Some(Retry::Transport),
+        RoundError::Unanswered { .. } => Some(Retry::Unanswered),
         RoundError::Rpc {
             code: -32603,
             message,

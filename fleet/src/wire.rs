@@ -11,6 +11,9 @@ pub enum RoundError {
     /// The connection broke or the proxy found no live upstream (502/503/504): a client
     /// retries the same round.
     Transport(String),
+    /// No complete answer within [`ATTEMPT_TIMEOUT`]: a client gives up on the attempt and
+    /// sends the round again. `instance` is the one whose headers arrived, if any did.
+    Unanswered { instance: Option<String> },
     /// The server answered with a JSON-RPC error.
     Rpc { code: i64, message: String },
     /// Anything else: a status or a body no MCP server should send.
@@ -21,11 +24,25 @@ impl std::fmt::Display for RoundError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             RoundError::Transport(reason) => write!(f, "connection: {reason}"),
+            RoundError::Unanswered { instance: None } => {
+                write!(f, "no response headers within {ATTEMPT_TIMEOUT:?}")
+            }
+            RoundError::Unanswered {
+                instance: Some(instance),
+            } => write!(
+                f,
+                "headers from {instance}, but no complete body within {ATTEMPT_TIMEOUT:?}"
+            ),
             RoundError::Rpc { code, message } => write!(f, "JSON-RPC error {code}: {message}"),
             RoundError::Protocol(reason) => write!(f, "protocol: {reason}"),
         }
     }
 }
+
+/// How long a client waits for one attempt before sending the round again: well under the
+/// fleet's continuation TTL (`scripts/fleet.sh`, at least 6 s), so the retry still carries a
+/// live `requestState`, and far above a round's p99 on a debug build (about 0.2 s).
+pub const ATTEMPT_TIMEOUT: Duration = Duration::from_secs(3);
 
 pub struct Answered {
     /// From the `x-mrtr-instance` header each instance sets.
@@ -40,7 +57,7 @@ pub async fn post(
     body: &Value,
 ) -> Result<Answered, RoundError> {
     let started = Instant::now();
-    let response = client
+    let sending = client
         .post(url)
         .header("Accept", "application/json, text/event-stream")
         .header("Content-Type", "application/json")
@@ -53,8 +70,10 @@ pub async fn post(
                 .unwrap_or(""),
         )
         .body(body.to_string())
-        .send()
+        .send();
+    let response = tokio::time::timeout(ATTEMPT_TIMEOUT, sending)
         .await
+        .map_err(|_| RoundError::Unanswered { instance: None })?
         .map_err(|e| RoundError::Transport(with_sources(&e)))?;
     let status = response.status().as_u16();
     let instance = response
@@ -63,9 +82,12 @@ pub async fn post(
         .and_then(|v| v.to_str().ok())
         .unwrap_or("?")
         .to_owned();
-    let text = response
-        .text()
+    let remaining = ATTEMPT_TIMEOUT.saturating_sub(started.elapsed());
+    let text = tokio::time::timeout(remaining, response.text())
         .await
+        .map_err(|_| RoundError::Unanswered {
+            instance: Some(instance.clone()),
+        })?
         .map_err(|e| RoundError::Transport(with_sources(&e)))?;
     let elapsed = started.elapsed();
     if matches!(status, 502..=504) {

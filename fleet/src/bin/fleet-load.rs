@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use mrtr_fleet::flows::Kind;
-use mrtr_fleet::{effects, flow};
+use mrtr_fleet::{effects, flow, wire};
 
 struct Args {
     url: String,
@@ -53,6 +53,7 @@ struct Totals {
     latencies: Vec<Vec<u64>>,
     resumed_elsewhere: u64,
     retried: u64,
+    unanswered: Vec<String>,
     retried_store_unavailable: u64,
     retried_in_flight: u64,
     taken_over: u64,
@@ -70,7 +71,6 @@ async fn main() -> ExitCode {
     let client = reqwest::Client::builder()
         .tcp_nodelay(true)
         .pool_max_idle_per_host(args.flows)
-        .timeout(Duration::from_secs(30))
         .build()
         .expect("an HTTP client");
     let totals = Arc::new(Mutex::new(Totals::default()));
@@ -99,6 +99,7 @@ async fn main() -> ExitCode {
                     }
                     totals.resumed_elsewhere += u64::from(report.resumed_elsewhere);
                     totals.retried += u64::from(report.retried);
+                    totals.unanswered.extend(report.unanswered);
                     totals.retried_store_unavailable += u64::from(report.retried_store_unavailable);
                     totals.retried_in_flight += u64::from(report.retried_in_flight);
                     totals.taken_over += u64::from(report.taken_over);
@@ -132,13 +133,19 @@ fn report(args: &Args, totals: &mut Totals, elapsed: Duration) -> ExitCode {
         println!("failed flow: {failure}");
     }
     println!(
-        "flows in flight: {}, run: {:.1} s, round attempts retried after a broken connection: {}, after -32603 replay store unavailable: {}, after -32603 in flight (a lease held by a killed instance): {}",
+        "flows in flight: {}, run: {:.1} s, round attempts retried after a broken connection: {}, after no answer within {:?}: {}, after -32603 replay store unavailable: {}, after -32603 in flight (a lease held by a killed instance): {}",
         args.flows,
         elapsed.as_secs_f64(),
         totals.retried,
+        wire::ATTEMPT_TIMEOUT,
+        totals.unanswered.len(),
         totals.retried_store_unavailable,
         totals.retried_in_flight,
     );
+    // Rare (a request caught in a rolling restart), and each worth seeing: where it was lost.
+    for unanswered in totals.unanswered.iter().take(5) {
+        println!("unanswered attempt: {unanswered}");
+    }
     println!(
         "rounds taken over once the lease of the instance that stranded them ran out: {}",
         totals.taken_over
