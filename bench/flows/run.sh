@@ -11,6 +11,8 @@
 #   bash bench/flows/run.sh --smoke         # what CI runs: debug build, a few seconds a server,
 #                                           # fails unless every server completed flows, 0 errors
 #   bash bench/flows/run.sh --seconds 10    # more flags go to the load generator (src/bin/flows.rs)
+#   bash bench/flows/run.sh --paired        # the servers of an era driven at the same time: the
+#                                           # steadier ratio on a shared machine
 #
 # Instructions per flow under callgrind, the figure a busy machine cannot move (needs valgrind):
 #   target/release/instructions --server 'LABEL=COMMAND ..' --legacy 'LABEL=COMMAND ..'

@@ -3,6 +3,7 @@
 //!
 //! ```text
 //! flows [--connections 32] [--seconds 5] [--passes 3] [--warmup 1] [--chart PATH] [--smoke]
+//!       [--paired]
 //!       --server 'LABEL=COMMAND ARGS..' ..   (2026-07-28 flows; `{addr}`/`{port}` are filled in)
 //!       --legacy 'LABEL=COMMAND ARGS..' ..   (the same flows on legacy sessions)
 //! ```
@@ -11,6 +12,11 @@
 //! (alternating the order), so slow drift on a shared machine lands on all of them. The first
 //! server of each era is the one the ratio column compares against (put mrtr first).
 //! `--smoke` fails unless every server completed flows and none failed.
+//!
+//! `--paired` drives the servers of one era at the same time instead, each on its own
+//! `--connections`: they share the cores for the whole pass, so a neighbour's burst on a shared
+//! machine slows them alike, and the ratio between them is steadier than between turns a few
+//! seconds apart (each server's absolute flows/s is then its share of the machine).
 
 use std::time::Duration;
 
@@ -25,6 +31,7 @@ struct Options {
     warmup: f64,
     chart: Option<String>,
     smoke: bool,
+    paired: bool,
     servers: Vec<(ServerSpec, Era)>,
 }
 
@@ -36,6 +43,7 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Options, String> {
         warmup: 1.0,
         chart: None,
         smoke: false,
+        paired: false,
         servers: Vec::new(),
     };
     while let Some(flag) = args.next() {
@@ -48,6 +56,7 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Options, String> {
             "--warmup" => options.warmup = number(value()?)?,
             "--chart" => options.chart = Some(value()?),
             "--smoke" => options.smoke = true,
+            "--paired" => options.paired = true,
             other => {
                 let era = Era::of_flag(other).ok_or(format!("unknown flag {other}"))?;
                 options.servers.push((ServerSpec::parse(&value()?)?, era));
@@ -86,26 +95,58 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         if pass % 2 == 1 {
             order.reverse();
         }
-        for index in order {
-            let (server, era) = &servers[index];
-            let before = server.cpu()?;
-            let measured = drive(&server.url, *era, options.connections, segment).await;
-            let cpu = server.cpu()?.saturating_sub(before);
-            eprintln!(
-                "flows: pass {}/{}: {}: {} flows, {} errors",
-                pass + 1,
-                options.passes,
-                server.label,
-                measured.flows,
-                measured.errors
-            );
-            results[index].add(measured, cpu);
+        let turns: Vec<Vec<usize>> = if options.paired {
+            [Era::Modern, Era::Legacy]
+                .into_iter()
+                .map(|era| {
+                    let group = order.iter().copied();
+                    group.filter(|&index| servers[index].1 == era).collect()
+                })
+                .filter(|group: &Vec<usize>| !group.is_empty())
+                .collect()
+        } else {
+            order.into_iter().map(|index| vec![index]).collect()
+        };
+        for turn in turns {
+            let before = turn
+                .iter()
+                .map(|&index| servers[index].0.cpu())
+                .collect::<Result<Vec<_>, _>>()?;
+            let driven: Vec<_> = turn
+                .iter()
+                .map(|&index| {
+                    let (server, era) = &servers[index];
+                    let (url, era, connections) = (server.url.clone(), *era, options.connections);
+                    tokio::spawn(async move { drive(&url, era, connections, segment).await })
+                })
+                .collect();
+            for ((&index, before), driven) in turn.iter().zip(before).zip(driven) {
+                let measured = driven.await?;
+                let server = &servers[index].0;
+                let cpu = server.cpu()?.saturating_sub(before);
+                eprintln!(
+                    "flows: pass {}/{}: {}: {} flows, {} errors",
+                    pass + 1,
+                    options.passes,
+                    server.label,
+                    measured.flows,
+                    measured.errors
+                );
+                results[index].add(measured, cpu);
+            }
         }
     }
     println!(
-        "{} connections, {} passes of {:.1} s per server, flows: deploy_service (2 rounds), \
+        "{} connections, {} passes of {:.1} s per server{}, flows: deploy_service (2 rounds), \
          summarize_incidents (2 rounds), staged_rollout (5 rounds) in turn\n",
-        options.connections, options.passes, options.seconds
+        options.connections,
+        options.passes,
+        options.seconds,
+        if options.paired {
+            " (paired: the servers of an era driven at the same time)"
+        } else {
+            ""
+        }
     );
     println!("{}", table(&mut results));
     let mut failed = false;
