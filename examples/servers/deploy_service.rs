@@ -13,6 +13,7 @@ use crate::ops::{
 };
 use crate::reply::{sampled_text, text};
 use mrtr::{Answer, ClientCaps, StepKey, ask, mrtr_tool};
+use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{
     CallToolResult, CreateMessageRequestParams, Implementation, SamplingMessage,
@@ -20,6 +21,7 @@ use rmcp::model::{
 };
 use rmcp::{ErrorData, ServerHandler, schemars, tool, tool_handler, tool_router};
 use serde::Deserialize;
+use std::sync::LazyLock;
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 pub struct DeployArgs {
@@ -168,7 +170,14 @@ impl Deployer {
     }
 }
 
-#[tool_handler]
+/// The tool router, built once per process. rmcp's `#[tool_handler]` builds it for every call
+/// by default, and a stateless Streamable HTTP server makes a new `Deployer` for every request,
+/// so every round (a 2026-07-28 flow is several) paid for the router again: each tool's schema,
+/// and rmcp's name check per tool. That was about a third of this server's instructions per
+/// request with three tools, and it grows with every tool a server adds.
+static TOOLS: LazyLock<ToolRouter<Deployer>> = LazyLock::new(Deployer::tool_router);
+
+#[tool_handler(router = TOOLS)]
 impl ServerHandler for Deployer {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build()).with_server_info(

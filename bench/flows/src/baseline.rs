@@ -16,6 +16,7 @@ use mrtr_examples::ops::{
     rollout_waves,
 };
 use mrtr_examples::reply::{sampled_text, text};
+use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::tool::{InputResponses as ToolInputResponses, RequestState};
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{
@@ -350,7 +351,11 @@ struct Padded<T, P> {
 /// Bytes of filler the `rmcp_baseline` binary seals beside each step (default 0).
 pub const STATE_PAD_VAR: &str = "RMCP_BASELINE_STATE_PAD";
 
-#[tool_handler]
+/// Built once per process, as the `mrtr` example does (see `TOOLS` there): rmcp's default
+/// builds the router for every call, and the stateless service makes a server per request.
+static TOOLS: LazyLock<ToolRouter<Baseline>> = LazyLock::new(Baseline::tool_router);
+
+#[tool_handler(router = TOOLS)]
 impl ServerHandler for Baseline {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build()).with_server_info(

@@ -9,6 +9,7 @@ use crate::ops::{
     Ops, cannot_confirm_waves, render_incident_digest, rollout_done, rollout_stopped, rollout_waves,
 };
 use crate::reply::{sampled_text, text};
+use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{
     CallToolResult, CreateMessageRequestParams, Implementation, SamplingMessage,
@@ -17,6 +18,7 @@ use rmcp::model::{
 use rmcp::service::ElicitationError;
 use rmcp::{ErrorData, Peer, RoleServer, ServerHandler, schemars, tool, tool_handler, tool_router};
 use serde::Deserialize;
+use std::sync::LazyLock;
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 pub struct DeployArgs {
@@ -162,7 +164,10 @@ impl Deployer {
     }
 }
 
-#[tool_handler]
+/// The tool router, built once per process (rmcp's default builds it for every call).
+static TOOLS: LazyLock<ToolRouter<Deployer>> = LazyLock::new(Deployer::tool_router);
+
+#[tool_handler(router = TOOLS)]
 impl ServerHandler for Deployer {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build()).with_server_info(
