@@ -4,9 +4,10 @@
 //! symlinks are resolved, then confirmed to sit under a configured root. No round trip, nothing
 //! for a client to widen. Compare with `legacy/repo_tools.rs`.
 
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 
 use mrtr::allowed_roots::AllowedRoots;
+use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{CallToolResult, ContentBlock, Implementation, ServerCapabilities, ServerConfig};
 use rmcp::{ErrorData, ServerHandler, schemars, tool, tool_handler, tool_router};
@@ -75,7 +76,10 @@ impl RepoTools {
     }
 }
 
-#[tool_handler]
+/// The tool router, built once per process (rmcp's default builds it for every call).
+static TOOLS: LazyLock<ToolRouter<RepoTools>> = LazyLock::new(RepoTools::tool_router);
+
+#[tool_handler(router = TOOLS)]
 impl ServerHandler for RepoTools {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())

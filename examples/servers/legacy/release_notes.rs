@@ -5,6 +5,7 @@
 
 use crate::ops::Ops;
 use crate::reply::{sampled_text, text};
+use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{
     CallToolResult, CreateMessageRequestParams, Implementation, SamplingMessage,
@@ -13,6 +14,7 @@ use rmcp::model::{
 use rmcp::service::ElicitationError;
 use rmcp::{ErrorData, Peer, RoleServer, ServerHandler, schemars, tool, tool_handler, tool_router};
 use serde::Deserialize;
+use std::sync::LazyLock;
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 pub struct ReleaseArgs {
@@ -85,7 +87,10 @@ impl Releaser {
     }
 }
 
-#[tool_handler]
+/// The tool router, built once per process (rmcp's default builds it for every call).
+static TOOLS: LazyLock<ToolRouter<Releaser>> = LazyLock::new(Releaser::tool_router);
+
+#[tool_handler(router = TOOLS)]
 impl ServerHandler for Releaser {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build()).with_server_info(

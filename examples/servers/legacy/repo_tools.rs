@@ -4,7 +4,9 @@
 #![allow(deprecated)] // roots are deprecated by SEP-2577 but still served
 
 use std::path::PathBuf;
+use std::sync::LazyLock;
 
+use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{CallToolResult, ContentBlock, Implementation, ServerCapabilities, ServerConfig};
 use rmcp::{ErrorData, Peer, RoleServer, ServerHandler, schemars, tool, tool_handler, tool_router};
@@ -77,7 +79,10 @@ async fn inside_client_roots(
     if allowed { Ok(path) } else { Err(outside()) }
 }
 
-#[tool_handler]
+/// The tool router, built once per process (rmcp's default builds it for every call).
+static TOOLS: LazyLock<ToolRouter<RepoTools>> = LazyLock::new(RepoTools::tool_router);
+
+#[tool_handler(router = TOOLS)]
 impl ServerHandler for RepoTools {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build()).with_server_info(

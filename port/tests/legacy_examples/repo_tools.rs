@@ -5,7 +5,9 @@
 
 use mrtr::{Answer, ask, mrtr_helper, mrtr_tool};
 use std::path::PathBuf;
+use std::sync::LazyLock;
 
+use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{CallToolResult, ContentBlock, Implementation, ServerCapabilities, ServerConfig};
 use rmcp::{ErrorData, ServerHandler, schemars, tool, tool_handler, tool_router};
@@ -80,7 +82,10 @@ async fn inside_client_roots(requested: &str) -> Result<PathBuf, ErrorData> {
     if allowed { Ok(path) } else { Err(outside()) }
 }
 
-#[tool_handler]
+/// The tool router, built once per process (rmcp's default builds it for every call).
+static TOOLS: LazyLock<ToolRouter<RepoTools>> = LazyLock::new(RepoTools::tool_router);
+
+#[tool_handler(router = TOOLS)]
 impl ServerHandler for RepoTools {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build()).with_server_info(
