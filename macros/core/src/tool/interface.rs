@@ -65,12 +65,14 @@ fn forward_attrs(handler: &Handler<'_>) -> Vec<syn::Attribute> {
     attrs
 }
 
-/// Every item the attribute emits for one handler.
-pub fn emit(handler: &Handler<'_>, machine: &Gen<'_>) -> TokenStream {
+/// Every item the attribute emits for one handler: the method rmcp registers, and the items
+/// beside it (the machine's body, the step tables), which an impl-level `#[mrtr_tool]` puts in
+/// an impl of their own so that `#[tool_router]` does not parse them again.
+pub fn emit(handler: &Handler<'_>, machine: &Gen<'_>) -> (TokenStream, TokenStream) {
     let registered = registered_fn(handler);
     let body = body_fn(handler, machine);
     let tables = step_tables(handler, machine);
-    quote!(#registered #body #tables)
+    (registered, quote!(#body #tables))
 }
 
 /// The registered method's name for the hidden `async fn` holding the machine.

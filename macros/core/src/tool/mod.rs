@@ -51,7 +51,12 @@ pub fn expand_helper(args: TokenStream, item: TokenStream) -> TokenStream {
 /// On a method: the lowered impl items (the handler's steps as an associated const).
 fn expand_method(args: TokenStream, item: TokenStream) -> TokenStream {
     match syn::parse2::<ImplItemFn>(item.clone()) {
-        Ok(method) => lower(args, &method, None).0,
+        Ok(method) => {
+            let Lowered {
+                registered, beside, ..
+            } = lower(args, &method, None);
+            quote!(#registered #beside)
+        }
         Err(e) => {
             let error = syn::Error::new(
                 e.span(),
@@ -66,7 +71,10 @@ fn expand_method(args: TokenStream, item: TokenStream) -> TokenStream {
 /// On an impl: each method marked `#[mrtr_tool]` is lowered here, once (its own attribute taken
 /// off so that nothing is analysed twice), and each handler's step enum is emitted beside the
 /// impl, where rustdoc shows it: an attribute on a method can only emit impl items, and an
-/// enum is not one.
+/// enum is not one. Only the registered methods stay in the impl; the machines' bodies and step
+/// tables go to a second impl of the same type, which `#[tool_router]` (the next attribute)
+/// never sees: it parses and prints again every item of the impl it is on, and the lowered
+/// bodies are most of the tokens.
 fn expand_impl(args: TokenStream, mut item: ItemImpl) -> TokenStream {
     if !args.is_empty() {
         let error = syn::Error::new_spanned(
@@ -82,6 +90,7 @@ fn expand_impl(args: TokenStream, mut item: ItemImpl) -> TokenStream {
         generic: !item.generics.params.is_empty(),
     };
     let mut enums = Vec::new();
+    let mut beside = Vec::new();
     for member in &mut item.items {
         let ImplItem::Fn(method) = member else {
             continue;
@@ -89,11 +98,36 @@ fn expand_impl(args: TokenStream, mut item: ItemImpl) -> TokenStream {
         let Some(args) = take_attribute(method) else {
             continue;
         };
-        let (lowered, step_enum) = lower(args, method, Some(impl_of));
-        enums.extend(step_enum);
-        *member = ImplItem::Verbatim(lowered);
+        let lowered = lower(args, method, Some(impl_of));
+        enums.extend(lowered.step_enum);
+        let registered = lowered.registered;
+        if item.trait_.is_some() {
+            // A trait's impl holds only the trait's items: everything stays where it was
+            // written, and the compiler names what does not belong.
+            let beside = lowered.beside;
+            *member = ImplItem::Verbatim(quote!(#registered #beside));
+        } else {
+            beside.push(lowered.beside);
+            *member = ImplItem::Verbatim(registered);
+        }
     }
-    let mut out = item.into_token_stream();
+    let (impl_generics, _, where_clause) = item.generics.split_for_impl();
+    // The same `cfg` and lint levels as the impl the bodies came from.
+    let kept = item.attrs.iter().filter(|attr| {
+        ["cfg", "allow", "expect", "warn", "deny"]
+            .iter()
+            .any(|name| attr.path().is_ident(name))
+    });
+    let machines = (!beside.is_empty()).then(|| {
+        quote! {
+            #(#kept)*
+            impl #impl_generics #self_ty #where_clause {
+                #(#beside)*
+            }
+        }
+    });
+    let mut out = item.to_token_stream();
+    out.extend(machines);
     out.extend(enums);
     out
 }
@@ -115,24 +149,41 @@ fn take_attribute(method: &mut ImplItemFn) -> Option<TokenStream> {
 
 /// The whole pipeline for one method: the lowered impl items and, inside an impl that asks for
 /// it, the step enum; or, when anything was reported, the errors next to the method as written.
+/// What lowering one method gives: the method rmcp registers (or, after an error, the method
+/// as written with the errors), the items that go beside it, and its step enum when asked for.
+struct Lowered {
+    registered: TokenStream,
+    beside: TokenStream,
+    step_enum: Option<TokenStream>,
+}
+
 fn lower(
     args: TokenStream,
     method: &ImplItemFn,
     impl_of: Option<step_enum::ImplOf<'_>>,
-) -> (TokenStream, Option<TokenStream>) {
+) -> Lowered {
     let mut errors = Errors::new();
     let handler = parse::handler(args, method, &mut errors);
     let analysed = handler
         .as_ref()
         .map(|handler| analyse(handler.method, &handler.returns, &mut errors));
     let (Some(handler), Some(body), true) = (handler, analysed, errors.is_empty()) else {
-        return (fallback::method(method, errors), None);
+        return Lowered {
+            registered: fallback::method(method, errors),
+            beside: TokenStream::new(),
+            step_enum: None,
+        };
     };
     errors.finish();
     let plan = plan::plan(&body, &handler);
     let machine = codegen::Gen::new(&body, &plan, &handler);
     let step_enum = impl_of.and_then(|impl_of| step_enum::step_enum(&machine, impl_of));
-    (interface::emit(&handler, &machine), step_enum)
+    let (registered, beside) = interface::emit(&handler, &machine);
+    Lowered {
+        registered,
+        beside,
+        step_enum,
+    }
 }
 
 /// Stages 2–4: the body's IR, its live sets, and every check on them.
