@@ -93,3 +93,75 @@ async fn the_router_still_registers_the_lowered_tool_on_both_eras() {
     both.assert_table("API v2 shipped=true", 2, 2);
     assert_eq!(both.legacy.effects, ["start"]);
 }
+
+/// A server generic over its store, with `#[mrtr_tool]` above `#[tool_router]` as the deploy
+/// example writes it: the machines' bodies go to a second impl carrying the same generics and
+/// bounds, which `#[tool_router]` never sees; the tool still runs the same on both eras.
+trait Shelf: Send + Sync + 'static {
+    fn label(&self) -> String;
+}
+
+struct Crates;
+
+impl Shelf for Crates {
+    fn label(&self) -> String {
+        "crates".into()
+    }
+}
+
+struct Stock<S: Shelf> {
+    shelf: S,
+    effects: Effects,
+}
+
+#[mrtr_tool]
+#[tool_router]
+impl<S: Shelf> Stock<S>
+where
+    S: Sized,
+{
+    #[mrtr_tool]
+    #[tool(description = "restocks once confirmed")]
+    async fn restock(
+        &self,
+        Parameters(args): Parameters<Args>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let label = format!("{} for {}", self.shelf.label(), args.service);
+        self.effects.record("start");
+        let ok = ask!(confirm: elicit::<Confirm>(format!("Restock {label}?")));
+        let done = matches!(ok, Answer::Accept(Confirm { ok: true }));
+        self.effects.record("restocked");
+        Ok(CallToolResult::success(vec![ContentBlock::text(format!(
+            "{label} restocked={done}"
+        ))]))
+    }
+}
+
+#[tokio::test]
+async fn a_generic_server_with_the_attribute_on_its_impl_runs_on_both_eras() {
+    let server = |effects| {
+        TestServer::new(
+            Stock {
+                shelf: Crates,
+                effects,
+            },
+            Stock::<Crates>::tool_router(),
+            test_runtime("step-enums-generic"),
+        )
+    };
+    let client = || {
+        ScriptedClient::new(Caps::FORM_ONLY)
+            .on_elicit("Restock crates for api?", [accept(json!({"ok": true}))])
+    };
+    let both = run_both(server, client, "restock", json!({"service": "api"})).await;
+    both.assert_table("crates for api restocked=true", 1, 1);
+    assert_eq!(both.legacy.effects, ["start", "restocked"]);
+    assert_eq!(both.modern.effects, ["start", "restocked"]);
+    assert_eq!(
+        Stock::<Crates>::RESTOCK_STEPS
+            .iter()
+            .map(|step| step.name)
+            .collect::<Vec<_>>(),
+        ["AfterConfirm"]
+    );
+}
