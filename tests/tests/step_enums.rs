@@ -1,6 +1,7 @@
-//! `#[mrtr_tool]` on the impl itself, below `#[tool_router]` this time (the deploy example puts
-//! it above): the step enum appears beside the impl, names each resume point as sealed, and the
-//! router still registers the lowered tool, which runs the same on both eras.
+//! `#[mrtr_tool]` on the impl itself, below `#[tool_router]` (the deploy example puts it above):
+//! the step enum appears beside the impl, names each resume point as sealed, and the router
+//! still registers the lowered tool, which runs the same on both eras. Then a generic server
+//! with the attribute above, whose machines go to a second impl with the same generics.
 
 use mrtr::testing::*;
 use mrtr::{Answer, ask, mrtr_tool};
