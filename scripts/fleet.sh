@@ -54,8 +54,10 @@ cleanup() {
     # ones a reload left finishing requests among them), and they would hold our stdout open.
     if [[ -n "${NGINX_PID:-}" ]]; then
         kill -TERM "$NGINX_PID" 2>/dev/null || true
-        (sleep 5 && kill -KILL "$NGINX_PID" 2>/dev/null) &
+        (sleep 5 && kill -KILL "$NGINX_PID") >/dev/null 2>&1 &
+        local watchdog=$!
         wait "$NGINX_PID" 2>/dev/null || true
+        kill "$watchdog" 2>/dev/null || true
     fi
     for pid in "${PIDS[@]}"; do
         kill -KILL "$pid" 2>/dev/null || true
