@@ -195,13 +195,10 @@ pub fn elicit_with_schema<T: DeserializeOwned>(
     message: impl Into<String>,
     schema: Value,
 ) -> Ask<T> {
-    Ask::from_request(InputRequest {
-        method: InputMethod::Elicitation,
-        params: Some(
-            json!({ "mode": "form", "message": message.into(), "requestedSchema": schema }),
-        ),
-        form: None,
-    })
+    Ask::from_request(InputRequest::new(
+        InputMethod::Elicitation,
+        Some(json!({ "mode": "form", "message": message.into(), "requestedSchema": schema })),
+    ))
 }
 
 /// URL-mode elicitation; an accepted answer only means the user agreed to open `url`.
@@ -209,11 +206,10 @@ pub fn elicit_with_schema<T: DeserializeOwned>(
 /// Whether the out-of-band step finished is the server's to find out on a later round
 /// (spec, elicitation: URL mode); put any correlation id in the carried state, not in the URL's PII.
 pub fn elicit_url(message: impl Into<String>, url: impl Into<String>) -> Ask<()> {
-    Ask::from_request(InputRequest {
-        method: InputMethod::Elicitation,
-        params: Some(json!({ "mode": "url", "message": message.into(), "url": url.into() })),
-        form: None,
-    })
+    Ask::from_request(InputRequest::new(
+        InputMethod::Elicitation,
+        Some(json!({ "mode": "url", "message": message.into(), "url": url.into() })),
+    ))
 }
 
 /// `sampling/createMessage` with the same parameters the legacy `Peer::create_message` took.
@@ -232,21 +228,16 @@ pub fn sample(
         Ok(other) => other,
         Err(_) => Value::Object(Map::new()),
     };
-    Ask::from_request(InputRequest {
-        method: InputMethod::Sampling,
-        params: Some(params),
-        form: None,
-    })
+    Ask::from_request(InputRequest::new(InputMethod::Sampling, Some(params)))
 }
 
 /// `roots/list`. Prefer tool arguments or configuration for filesystem boundaries (the porting
 /// guide's advice); this exists for handlers that genuinely need the client's roots.
 pub fn roots() -> Ask<rmcp::model::ListRootsResult> {
-    Ask::from_request(InputRequest {
-        method: InputMethod::Roots,
-        params: Some(Value::Object(Map::new())),
-        form: None,
-    })
+    Ask::from_request(InputRequest::new(
+        InputMethod::Roots,
+        Some(Value::Object(Map::new())),
+    ))
 }
 
 mod form;
@@ -283,17 +274,15 @@ mod rmcp_model_tests {
             "required": ["environment"],
         });
         // Shapes `elicit` does not build take rmcp's general decoder: `_meta`, no `mode`.
-        let with_meta = InputRequest {
-            method: InputMethod::Elicitation,
-            params: Some(json!({ "mode": "form", "message": "m", "_meta": { "k": 1 },
-                                 "requestedSchema": schema })),
-            form: None,
-        };
-        let without_mode = InputRequest {
-            method: InputMethod::Elicitation,
-            params: Some(json!({ "message": "m", "requestedSchema": schema })),
-            form: None,
-        };
+        let with_meta = InputRequest::new(
+            InputMethod::Elicitation,
+            Some(json!({ "mode": "form", "message": "m", "_meta": { "k": 1 },
+                         "requestedSchema": schema })),
+        );
+        let without_mode = InputRequest::new(
+            InputMethod::Elicitation,
+            Some(json!({ "message": "m", "requestedSchema": schema })),
+        );
         let asks = [
             elicit_with_schema::<Value>("Proceed?", schema.clone()).into_request(),
             elicit_with_schema::<Value>("Where to?", rich).into_request(),
@@ -311,11 +300,10 @@ mod rmcp_model_tests {
 
     #[test]
     fn params_that_do_not_fit_the_method_are_an_error_not_another_variant() {
-        let request = InputRequest {
-            method: InputMethod::Sampling,
-            params: Some(json!({ "message": "not a sampling request" })),
-            form: None,
-        };
+        let request = InputRequest::new(
+            InputMethod::Sampling,
+            Some(json!({ "message": "not a sampling request" })),
+        );
         assert!(request.to_rmcp().is_err());
     }
 }

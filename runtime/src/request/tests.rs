@@ -116,30 +116,16 @@ fn roots_sends_an_empty_params_object() {
 
 #[test]
 fn only_url_mode_elicitation_counts_as_url_elicitation() {
-    let form_without_mode = InputRequest {
-        method: InputMethod::Elicitation,
-        params: Some(
-            json!({ "message": "m", "requestedSchema": { "type": "object", "properties": {} } }),
-        ),
-        form: None,
-    };
+    let form_without_mode = InputRequest::new(
+        InputMethod::Elicitation,
+        Some(json!({ "message": "m", "requestedSchema": { "type": "object", "properties": {} } })),
+    );
     assert!(!form_without_mode.is_url_elicitation());
-    let sampling_with_url_mode = InputRequest {
-        method: InputMethod::Sampling,
-        params: Some(json!({ "mode": "url" })),
-        form: None,
-    };
+    let sampling_with_url_mode =
+        InputRequest::new(InputMethod::Sampling, Some(json!({ "mode": "url" })));
     assert!(!sampling_with_url_mode.is_url_elicitation());
-    let no_params = InputRequest {
-        method: InputMethod::Elicitation,
-        params: None,
-        form: None,
-    };
+    let no_params = InputRequest::new(InputMethod::Elicitation, None);
     assert!(!no_params.is_url_elicitation());
-    let not_an_object = InputRequest {
-        method: InputMethod::Elicitation,
-        params: Some(json!("url")),
-        form: None,
-    };
+    let not_an_object = InputRequest::new(InputMethod::Elicitation, Some(json!("url")));
     assert!(!not_an_object.is_url_elicitation());
 }

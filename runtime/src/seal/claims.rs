@@ -160,14 +160,7 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<(Stamp, Continuation), String> {
         };
         let method = input_method(method & !(METHOD_HAS_PARAMS | METHOD_KNOWN_FORM))?;
         if pending
-            .insert(
-                key,
-                InputRequest {
-                    method,
-                    params,
-                    form: None,
-                },
-            )
+            .insert(key, InputRequest::new(method, params))
             .is_some()
         {
             return Err("duplicate ask key".into());
@@ -320,19 +313,11 @@ mod tests {
             pending: BTreeMap::from([
                 (
                     "confirm".to_owned(),
-                    InputRequest {
-                        method: InputMethod::Elicitation,
-                        params: Some(json!({"message": "ok?"})),
-                        form: None,
-                    },
+                    InputRequest::new(InputMethod::Elicitation, Some(json!({"message": "ok?"}))),
                 ),
                 (
                     "roots".to_owned(),
-                    InputRequest {
-                        method: InputMethod::Roots,
-                        params: None,
-                        form: None,
-                    },
+                    InputRequest::new(InputMethod::Roots, None),
                 ),
             ]),
             answered: BTreeMap::from([(

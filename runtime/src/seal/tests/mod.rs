@@ -85,9 +85,9 @@ pub fn deploy_continuation() -> Continuation {
         round: 1,
         pending: BTreeMap::from([(
             "target_env".to_owned(),
-            InputRequest {
-                method: InputMethod::Elicitation,
-                params: Some(json!({
+            InputRequest::new(
+                InputMethod::Elicitation,
+                Some(json!({
                     "mode": "form",
                     "message": "Deploy \"checkout-api\" — which environment?",
                     "requestedSchema": {
@@ -96,8 +96,7 @@ pub fn deploy_continuation() -> Continuation {
                         "required": ["environment"]
                     }
                 })),
-                form: None,
-            },
+            ),
         )]),
         answered: BTreeMap::new(),
         carried,

@@ -31,11 +31,7 @@ fn input_request() -> impl Strategy<Value = InputRequest> {
         ],
         prop::option::of(json_value()),
     )
-        .prop_map(|(method, params)| InputRequest {
-            method,
-            params,
-            form: None,
-        })
+        .prop_map(|(method, params)| InputRequest::new(method, params))
 }
 
 fn continuation() -> impl Strategy<Value = Continuation> {
