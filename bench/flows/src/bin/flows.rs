@@ -99,10 +99,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             [Era::Modern, Era::Legacy]
                 .into_iter()
                 .map(|era| {
-                    let group = order.iter().copied();
-                    group.filter(|&index| servers[index].1 == era).collect()
+                    let of_era = |index: &usize| servers[*index].1 == era;
+                    order.iter().copied().filter(of_era).collect::<Vec<_>>()
                 })
-                .filter(|group: &Vec<usize>| !group.is_empty())
+                .filter(|group| !group.is_empty())
                 .collect()
         } else {
             order.into_iter().map(|index| vec![index]).collect()
