@@ -147,8 +147,6 @@ fn take_attribute(method: &mut ImplItemFn) -> Option<TokenStream> {
     })
 }
 
-/// The whole pipeline for one method: the lowered impl items and, inside an impl that asks for
-/// it, the step enum; or, when anything was reported, the errors next to the method as written.
 /// What lowering one method gives: the method rmcp registers (or, after an error, the method
 /// as written with the errors), the items that go beside it, and its step enum when asked for.
 struct Lowered {
@@ -157,6 +155,8 @@ struct Lowered {
     step_enum: Option<TokenStream>,
 }
 
+/// The whole pipeline for one method: the lowered impl items and, inside an impl that asks for
+/// it, the step enum; or, when anything was reported, the errors next to the method as written.
 fn lower(
     args: TokenStream,
     method: &ImplItemFn,
