@@ -138,9 +138,12 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<(Stamp, Continuation), String> {
     for _ in 0..input.count("pending")? {
         let key = input.text("ask key")?;
         let method = input.byte("ask method")?;
-        let params = match method & (METHOD_HAS_PARAMS | METHOD_KNOWN_FORM) {
-            0 => None,
-            METHOD_HAS_PARAMS => Some(input.cbor("ask params")?),
+        let with_params = |params| {
+            input_method(method & !METHOD_HAS_PARAMS).map(|m| InputRequest::new(m, params))
+        };
+        let request = match method & (METHOD_HAS_PARAMS | METHOD_KNOWN_FORM) {
+            0 => with_params(None)?,
+            METHOD_HAS_PARAMS => with_params(Some(input.cbor("ask params")?))?,
             METHOD_KNOWN_FORM
                 if method & !METHOD_KNOWN_FORM == method_byte(InputMethod::Elicitation) =>
             {
@@ -148,21 +151,11 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<(Stamp, Continuation), String> {
                 let form = known_forms::by_id(&input.array("form id")?).ok_or(
                     "a form schema this build does not know (changed since it was sealed?)",
                 )?;
-                if pending
-                    .insert(key, InputRequest::known_form(message, form))
-                    .is_some()
-                {
-                    return Err("duplicate ask key".into());
-                }
-                continue;
+                InputRequest::known_form(message, form)
             }
             _ => return Err(format!("invalid ask method byte {method:#04x}")),
         };
-        let method = input_method(method & !(METHOD_HAS_PARAMS | METHOD_KNOWN_FORM))?;
-        if pending
-            .insert(key, InputRequest::new(method, params))
-            .is_some()
-        {
+        if pending.insert(key, request).is_some() {
             return Err("duplicate ask key".into());
         }
     }
