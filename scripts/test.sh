@@ -15,6 +15,9 @@ bash scripts/setup-debian.sh redis-server:redis-server nginx:nginx valgrind:valg
 # Snapshot tests must compare, never rewrite, in CI.
 export INSTA_UPDATE=no
 export CARGO_TERM_COLOR=never
+# A one-shot build gains nothing from incremental state, which would double the disk it takes
+# (3.5 GB of 8.7 GB on a clean run). Set CARGO_INCREMENTAL=1 to keep it between local runs.
+export CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}"
 
 cargo test --workspace --all-targets
 # --all-targets skips doctests: the mrtr::testing example is one.

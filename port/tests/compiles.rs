@@ -89,6 +89,13 @@ serde_json = "1"
 tokio = { version = "1", features = ["full"] }
 tracing = "0.1"
 url = "2"
+
+# The workspace's debug-info settings, so the scratch build is no heavier on disk.
+[profile.dev]
+debug = "line-tables-only"
+
+[profile.dev.package."*"]
+debug = false
 "#;
 
 /// The workspace's own rmcp requirement, so the scratch crate builds against the rmcp `mrtr`
