@@ -1,12 +1,16 @@
 //! The pre-scan on Streamable HTTP: a tower layer in front of rmcp's `StreamableHttpService`.
 //!
-//! The layer reads a JSON POST body once, bounded by the same limit rmcp applies, and runs
-//! [`Prescan`] over it. A body it passes reaches rmcp byte for byte. A body it refuses is still
-//! shown to rmcp first, as a stand-in body rmcp cannot decode: every check rmcp makes before it
+//! The layer reads a JSON POST body once, bounded by the same limit rmcp applies. A body that
+//! cannot carry too many `inputResponses` keys (no more colons than the limit) and holds no
+//! `null` goes to rmcp as it came, unscanned: rmcp decodes it, and [`crate::StrictParams`]
+//! answers fields that do not fit rmcp's model. Only if rmcp cannot decode it (its 415) is it
+//! scanned, and the client gets the pre-scan's -32602 under the request's id. Any other body is
+//! scanned first. One the scan passes reaches rmcp byte for byte; one it refuses is still shown
+//! to rmcp first, as a stand-in body rmcp cannot decode: every check rmcp makes before it
 //! decodes a body (Host and Origin against DNS rebinding, `Accept`, `Content-Type`) runs on the
-//! real headers, and only when rmcp gets as far as refusing the stand-in's body (its 415) does
-//! the client get the pre-scan's -32602, as HTTP 200 like any JSON-RPC error. So the pre-scan
-//! never answers a request rmcp would have turned away at the door.
+//! real headers, and only when rmcp gets as far as refusing the stand-in (its 415) does the
+//! client get the -32602, as HTTP 200 like any JSON-RPC error. Either way the pre-scan never
+//! answers a request rmcp would have turned away at the door.
 
 use std::future::{Future, poll_fn};
 use std::pin::Pin;
@@ -120,6 +124,21 @@ where
                         .map(left);
                 }
             };
+            if prescan.rmcp_may_read_first(&bytes) {
+                // rmcp decodes every body anyway, and almost every body decodes: rmcp goes
+                // first, and only a body it could not read (its 415) is scanned, to answer it
+                // under its id. Fields that decode but do not fit rmcp's model reach
+                // `StrictParams` as a custom request, which answers the same -32602.
+                let request = Request::from_parts(parts, PrescannedBody::whole(bytes.clone()));
+                let response = inner.call(request).await?;
+                if response.status() != StatusCode::UNSUPPORTED_MEDIA_TYPE {
+                    return Ok(left(response));
+                }
+                return Ok(match prescan.refusal(&bytes) {
+                    Some(refusal) => refused(refusal),
+                    None => left(response),
+                });
+            }
             let Some(refusal) = prescan.refusal(&bytes) else {
                 let request = Request::from_parts(parts, PrescannedBody::whole(bytes));
                 return inner.call(request).await.map(left);
@@ -129,13 +148,18 @@ where
             if checked.status() != StatusCode::UNSUPPORTED_MEDIA_TYPE {
                 return Ok(left(checked));
             }
-            Ok(Response::builder()
-                .status(StatusCode::OK)
-                .header(header::CONTENT_TYPE, "application/json")
-                .body(Either::Right(Full::new(Bytes::from(refusal))))
-                .expect("a valid response"))
+            Ok(refused(refusal))
         })
     }
+}
+
+/// The pre-scan's JSON-RPC error, as HTTP 200 like any other.
+fn refused<RB>(refusal: Vec<u8>) -> Response<Either<RB, Full<Bytes>>> {
+    Response::builder()
+        .status(StatusCode::OK)
+        .header(header::CONTENT_TYPE, "application/json")
+        .body(Either::Right(Full::new(Bytes::from(refusal))))
+        .expect("a valid response")
 }
 
 /// A POST whose body rmcp would try to decode: the same `Content-Type` test as rmcp's.

@@ -60,6 +60,18 @@ impl Prescan {
         serde_json::to_vec(&ServerJsonRpcMessage::error(error, Some(id))).ok()
     }
 
+    /// Whether rmcp may read `message` before the pre-scan does, the scan then running only on
+    /// a message rmcp could not decode (Streamable HTTP, where rmcp's verdict can be waited
+    /// for). Two things rule it out. More colons than `max_keys`: every key of every object is
+    /// followed by one, so with fewer `inputResponses` cannot go over the limit, and decoding
+    /// costs rmcp no more than the bytes. And a `null`: rmcp reads `"params": null` as params
+    /// left out and answers its own, vaguer -32602 about `_meta`.
+    #[cfg(feature = "http")]
+    pub(crate) fn rmcp_may_read_first(&self, message: &[u8]) -> bool {
+        let colons = memchr::memchr_iter(b':', message).count();
+        colons <= self.limits.max_keys && memchr::memmem::find(message, b"null").is_none()
+    }
+
     fn verdict(&self, message: &[u8]) -> Option<(RequestId, ErrorData)> {
         let envelope: Envelope<'_> = serde_json::from_slice(message).ok()?;
         let method = envelope.method?;
@@ -411,6 +423,37 @@ mod tests {
             "{message}"
         );
         assert!(refused(&call(json!({ "name": "t", "inputResponses": keys(64) }))).is_none());
+    }
+
+    #[cfg(feature = "http")]
+    #[test]
+    fn rmcp_reads_first_only_what_cannot_hold_too_many_keys_or_a_null() {
+        let limits = Limits {
+            max_keys: 3,
+            ..Limits::default()
+        };
+        let prescan = Prescan::new(limits);
+        let keys = |n: usize| {
+            let entries = (0..n).map(|i| (format!("k{i}"), json!(i)));
+            call(json!({ "inputResponses": entries.collect::<serde_json::Map<_, _>>() }))
+        };
+        for n in 0..6 {
+            let message = serde_json::to_vec(&keys(n)).unwrap();
+            let first = prescan.rmcp_may_read_first(&message);
+            // Whatever rmcp reads first, the scan would not have refused for its key count.
+            assert!(!first || prescan.refusal(&message).is_none(), "{n} keys");
+        }
+        // Three colons and the limit is three: no object in it can hold four keys.
+        assert!(prescan.rmcp_may_read_first(br#"{"a":1,"b":{"c":2}}"#));
+        // A colon inside a string counts too: the bound errs only toward scanning first.
+        assert!(!prescan.rmcp_may_read_first(br#"{"a":1,"b":{"c":"d:e"}}"#));
+        // rmcp answers `"params": null` itself, less precisely than the scan; any null, however
+        // its key is spelt, is scanned first.
+        assert!(!prescan.rmcp_may_read_first(br#"{"par\u0061ms":null}"#));
+        assert!(
+            !Prescan::default()
+                .rmcp_may_read_first(&serde_json::to_vec(&call(Value::Null)).unwrap())
+        );
     }
 
     #[test]
