@@ -261,6 +261,8 @@ impl Request {
         // in the extensions; `open` fills it once the state is open.
         let step_key = StepKey::default();
         context.extensions.insert(step_key.clone());
+        // Likewise the capabilities: read once here for the round and a `ClientCaps` parameter.
+        ClientCaps::of_request(context);
         Request {
             step_key,
             method,
@@ -274,9 +276,9 @@ impl Request {
     async fn open(
         self,
         handler: &'static Handler,
-        context: RequestContext<RoleServer>,
+        mut context: RequestContext<RoleServer>,
     ) -> Result<Io, MrtrError> {
-        let caps = ClientCaps::from_rmcp(context.client_capabilities().as_ref());
+        let caps = ClientCaps::of_request(&mut context);
         let runtime = Runtime::for_request(&context.extensions)?;
         match Era::of(&context) {
             Era::Legacy(version) => {

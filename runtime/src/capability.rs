@@ -5,6 +5,8 @@
 //! Handlers read them through [`ClientCaps`] to degrade before asking; [`gate`] is the backstop
 //! that keeps an undeclared ask off the wire and names what is missing (-32021).
 
+use std::sync::Arc;
+
 use rmcp::handler::server::common::{AsRequestContext, FromContextPart};
 use serde_json::{Map, Value};
 
@@ -16,16 +18,21 @@ use crate::request::{InputMethod, InputRequest};
 ///
 /// Take it as a handler parameter to choose a fallback before asking:
 /// `if !caps.elicitation_form() { return Ok(plain_text_instructions()) }`.
+///
+/// Shared, not copied: a round reads them once, and the handler's parameter, the gate and the
+/// suspension hold the same value.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ClientCaps {
-    declared: Value,
+    declared: Arc<Value>,
 }
 
 impl ClientCaps {
     /// Capabilities from a raw `ClientCapabilities` object; anything but an object declares
     /// nothing.
     pub fn from_value(declared: Value) -> Self {
-        Self { declared }
+        Self {
+            declared: Arc::new(declared),
+        }
     }
 
     /// Capabilities from rmcp's model; `None` (nothing declared) allows no ask.
@@ -33,7 +40,21 @@ impl ClientCaps {
         let declared = capabilities
             .and_then(|c| serde_json::to_value(c).ok())
             .unwrap_or_else(|| Value::Object(Map::new()));
-        Self { declared }
+        Self::from_value(declared)
+    }
+
+    /// The capabilities of the request `context` belongs to: read from rmcp's context once
+    /// per request and kept in its extensions, where the round and the handler's `ClientCaps`
+    /// parameter both find them.
+    pub(crate) fn of_request(
+        context: &mut rmcp::service::RequestContext<rmcp::RoleServer>,
+    ) -> Self {
+        if let Some(caps) = context.extensions.get::<ClientCaps>() {
+            return caps.clone();
+        }
+        let caps = ClientCaps::from_rmcp(context.client_capabilities().as_ref());
+        context.extensions.insert(caps.clone());
+        caps
     }
 
     /// The declared capabilities as sent.
@@ -91,9 +112,11 @@ impl ClientCaps {
 
 impl<C: AsRequestContext> FromContextPart<C> for ClientCaps {
     fn from_context_part(context: &mut C) -> Result<Self, rmcp::ErrorData> {
-        Ok(ClientCaps::from_rmcp(
-            context.as_request_context().client_capabilities().as_ref(),
-        ))
+        let context = context.as_request_context();
+        Ok(match context.extensions.get::<ClientCaps>() {
+            Some(caps) => caps.clone(),
+            None => ClientCaps::from_rmcp(context.client_capabilities().as_ref()),
+        })
     }
 }
 
