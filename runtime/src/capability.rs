@@ -112,11 +112,7 @@ impl ClientCaps {
 
 impl<C: AsRequestContext> FromContextPart<C> for ClientCaps {
     fn from_context_part(context: &mut C) -> Result<Self, rmcp::ErrorData> {
-        let context = context.as_request_context();
-        Ok(match context.extensions.get::<ClientCaps>() {
-            Some(caps) => caps.clone(),
-            None => ClientCaps::from_rmcp(context.client_capabilities().as_ref()),
-        })
+        Ok(ClientCaps::of_request(context.as_request_context_mut()))
     }
 }
 

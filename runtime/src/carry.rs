@@ -153,6 +153,7 @@ pub(crate) fn step_fingerprint(layout: &str, slots: &mut dyn Slots, mask: u64) -
     each_selected(slots, mask, |_, slot| hash.feed(slot.type_name()));
     hash.0
 }
+
 /// Moves a parked value out of its slot.
 ///
 /// An empty slot means the lowering missed a put-back: a bug in `mrtr`, reported as an error
@@ -173,7 +174,6 @@ pub(crate) fn empty_slot(name: &str) -> MrtrError {
 /// (the token's AEAD already stops forgery): the hash only has to tell layouts apart, and it
 /// reads eight bytes at a time because a byte-at-a-time FNV cost more than the rest of a seal's
 /// bookkeeping.
-#[cfg_attr(test, derive(Debug))]
 struct Fingerprint(u64);
 
 impl Fingerprint {

@@ -104,8 +104,8 @@ fn expand_impl(args: TokenStream, mut item: ItemImpl) -> TokenStream {
         if item.trait_.is_some() {
             // A trait's impl holds only the trait's items: everything stays where it was
             // written, and the compiler names what does not belong.
-            let beside = lowered.beside;
-            *member = ImplItem::Verbatim(quote!(#registered #beside));
+            let machine = lowered.beside;
+            *member = ImplItem::Verbatim(quote!(#registered #machine));
         } else {
             beside.push(lowered.beside);
             *member = ImplItem::Verbatim(registered);
