@@ -118,9 +118,10 @@ pub mod __private_v0_1_0 {
     pub use crate::elicit::__derive_support as derive_elicit;
     pub use crate::error::MrtrError;
     pub use crate::machine::{
-        Call, Entry, Failing, Flow, Frame, FrameSlot, Handler, IntoReadResourceResponse,
-        IntoResponse, Io, Lift, Lifted, Missing, Poll, PromptOutcome, Settle, StepInfo, done, fail,
-        finish, finish_option, finish_result, frame_slot, respond, respond_local,
+        Call, Callee, Entry, Failing, Flow, Frame, FrameSlot, Handler, IntoReadResourceResponse,
+        IntoResponse, Io, Lift, Lifted, Mailbox, Missing, Pause, Poll, PromptOutcome, Runner,
+        Settle, StepInfo, Steps, Turn, callee, done, fail, finish, finish_option, finish_result,
+        frame_slot, respond, respond_local, respond_steps, runner, steps,
     };
     pub use crate::request::{elicit, elicit_url, roots, sample};
     pub use ::core;

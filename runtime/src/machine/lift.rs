@@ -13,6 +13,9 @@ pub enum Flow<T> {
     Suspend(Box<Suspension>),
     /// The runtime refused to go on (bad state, missing capability, client failure).
     Fail(MrtrError),
+    /// A step function waits: its `Io` is in the driver's `Pause` (see `stepped.rs`). No other
+    /// body returns it.
+    Paused,
 }
 
 /// The user's return type, split so that the lowered body can return `Result<Flow<T>, E>` and

@@ -18,6 +18,7 @@ mod handler;
 mod lift;
 mod respond;
 mod round;
+mod stepped;
 mod suspension;
 
 pub use compose::{
@@ -26,5 +27,8 @@ pub use compose::{
 };
 pub use handler::{Handler, StepInfo};
 pub use lift::{Flow, Lift, Lifted, done};
-pub use respond::{IntoReadResourceResponse, IntoResponse, PromptOutcome, respond, respond_local};
+pub use respond::{
+    IntoReadResourceResponse, IntoResponse, PromptOutcome, respond, respond_local, respond_steps,
+};
 pub use round::{Io, Missing};
+pub use stepped::{Callee, Mailbox, Pause, Runner, Steps, Turn, callee, runner, steps};

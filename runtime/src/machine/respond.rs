@@ -24,6 +24,7 @@ use crate::error::MrtrError;
 
 use super::lift::{Flow, Lift, Lifted};
 use super::round::Io;
+use super::stepped::Steps;
 
 /// The round being opened (`ToolCall::open` and its kin): the incoming state checked, an [`Io`]
 /// built.
@@ -45,6 +46,25 @@ where
 {
     Box::pin(crate::lease::scope(async move {
         answered(outcome::<R, Out>(opened::<R, _>(open, body).await))
+    }))
+}
+
+/// [`respond`] for a body lowered into a step function (`stepped.rs`): its waits are awaited
+/// here, between calls, so the handler itself is no coroutine.
+pub fn respond_steps<'a, R, Out>(
+    open: Opening,
+    body: Steps<'a, R>,
+) -> BoxFuture<'a, Result<Out, ErrorData>>
+where
+    R: Lift + IntoResponse<Out> + 'a,
+    Out: From<InputRequiredResult> + 'a,
+{
+    Box::pin(crate::lease::scope(async move {
+        let out = match open.await {
+            Ok(io) => super::stepped::drive::<R>(io, body).await,
+            Err(error) => Ok(Flow::Fail(error)),
+        };
+        answered(outcome::<R, Out>(out))
     }))
 }
 
@@ -95,6 +115,10 @@ fn outcome<R: Lift + IntoResponse<Out>, Out: From<InputRequiredResult>>(
         Err(error) => R::join(Err(error)).into_response(),
         Ok(Flow::Fail(error)) => Err(error.into()),
         Ok(Flow::Suspend(suspension)) => Ok(Out::from(suspension.seal()?)),
+        Ok(Flow::Paused) => Err(MrtrError::Internal(
+            "mrtr lowering bug: a body paused outside its driver".into(),
+        )
+        .into()),
     }
 }
 

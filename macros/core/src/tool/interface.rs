@@ -69,7 +69,7 @@ fn forward_attrs(handler: &Handler<'_>) -> Vec<syn::Attribute> {
 /// beside it (the machine's body, the step tables), which an impl-level `#[mrtr_tool]` puts in
 /// an impl of their own so that `#[tool_router]` does not parse them again.
 pub fn emit(handler: &Handler<'_>, machine: &Gen<'_>) -> (TokenStream, TokenStream) {
-    let registered = registered_fn(handler);
+    let registered = registered_fn(handler, machine.plan.stepped);
     let body = body_fn(handler, machine);
     let tables = step_tables(handler, machine);
     (registered, quote!(#body #tables))
@@ -168,7 +168,7 @@ fn boxed(handler: &Handler<'_>, lifetime: &TokenStream, output: TokenStream) -> 
 /// The round is opened by the runtime's `respond`, which then starts the lowered body on its
 /// `Io`: the body has no `.await` and no early return of its own for opening the round, which
 /// is what type-checking every handler's body paid for.
-fn registered_fn(handler: &Handler<'_>) -> TokenStream {
+fn registered_fn(handler: &Handler<'_>, stepped: bool) -> TokenStream {
     let rt = crate::runtime();
     let method = handler.method;
     let (name, vis, ret) = (&method.sig.ident, &method.vis, &handler.ret);
@@ -201,6 +201,17 @@ fn registered_fn(handler: &Handler<'_>) -> TokenStream {
         &lifetime,
         quote!(::core::result::Result<#response, #rt::rmcp::ErrorData>),
     );
+    if stepped {
+        return quote_spanned! {name.span()=>
+            #(#attrs)*
+            #vis fn #name(#receiver_param __mrtr_call: #rt::#call_ty, #(#params),*) -> #returned {
+                #rt::respond_steps::<#ret, _>(
+                    __mrtr_call.open(const { &Self::#handler_const } #context_arg),
+                    Self::#body_fn(#receiver_arg #(#forwarded),*),
+                )
+            }
+        };
+    }
     quote_spanned! {name.span()=>
         #(#attrs)*
         #vis fn #name(#receiver_param __mrtr_call: #rt::#call_ty, #(#params),*) -> #returned {
@@ -234,6 +245,16 @@ fn body_fn(handler: &Handler<'_>, machine: &Gen<'_>) -> TokenStream {
     });
     let lints = lint_levels(method);
     let lowered = machine.body_tokens();
+    if machine.plan.stepped {
+        let (_, _, lifetime) = receiver(method);
+        return quote_spanned! {name.span()=>
+            #[doc(hidden)]
+            #(#lints)*
+            fn #body_fn(#receiver_param #(#params),*) -> #rt::Steps<#lifetime, #ret> {
+                #lowered
+            }
+        };
+    }
     quote_spanned! {name.span()=>
         #[doc(hidden)]
         #(#lints)*

@@ -25,6 +25,7 @@ mod plan;
 mod returns;
 mod rewrite;
 mod step_enum;
+mod stepped;
 mod syntax;
 mod uses;
 mod validate;

@@ -41,6 +41,8 @@ pub struct Plan {
     pub refilled: Vec<Refilled>,
     /// The helper sites, in order: each has a frame slot after the carried locals.
     pub frames: Vec<SiteId>,
+    /// The body lowers into a step function, not an `async fn` (`stepped.rs`).
+    pub stepped: bool,
 }
 
 impl Plan {
@@ -65,6 +67,7 @@ pub fn plan(body: &Body, handler: &Handler<'_>) -> Plan {
         frames: (0..body.sites.len())
             .filter(|&s| body.sites[s].helper().is_some())
             .collect(),
+        stepped: super::stepped::stepped(handler, body),
     };
     walk(body, ROOT, &mut plan);
     // Parameters are not slotted for the start arm: it runs before the dispatch loop, where
@@ -76,6 +79,11 @@ pub fn plan(body: &Body, handler: &Handler<'_>) -> Plan {
     for construct in &body.constructs {
         plan.slotted.extend(construct.live_join.iter().copied());
         plan.slotted.extend(construct.live_head.iter().copied());
+    }
+    // A step function may be called more than once: the start arm moves its parameters out
+    // of slots the closure owns, never out of the closure's captures.
+    if plan.stepped {
+        plan.slotted.extend(plan.start_live.iter().copied());
     }
     let refilled: Vec<BindingId> = plan
         .refilled

@@ -180,6 +180,26 @@ impl Gen<'_> {
         let call = Self::helper_call(&key.key);
         let frame = self.frame_slot(site);
         let callee = &helper.callee;
+        if self.plan.stepped {
+            // The driver runs the callee between two calls of the step function; the site's
+            // next call finds its value in the mailbox.
+            let rt = rt();
+            let mailbox = Self::mailbox(&key.key);
+            return quote! {
+                let ::core::option::Option::Some(__mrtr_a0) = (match #mailbox.received(&mut #frame.value) {
+                    ::core::option::Option::Some(__mrtr_v) => __mrtr_v,
+                    ::core::option::Option::None => {
+                        let __mrtr_callee = #rt::callee(#wire, &mut #call, &mut #frame.value, &#mailbox,
+                            #rt::runner(move |_, __mrtr_rs, __mrtr_rc, __mrtr_rf, __mrtr_ri| {
+                                ::std::boxed::Box::pin(#callee(__mrtr_rs, __mrtr_rc, __mrtr_rf, __mrtr_ri))
+                            }));
+                        return __mrtr_turn.enter(__mrtr_io, __mrtr_pause, __mrtr_callee);
+                    }
+                }) else {
+                    break '__mrtr_dispatch #site;
+                };
+            };
+        }
         quote! {
             let ::core::option::Option::Some(__mrtr_a0) =
                 #callee(#wire, &mut #call, &mut #frame.value, &mut __mrtr_io).await

@@ -30,6 +30,8 @@ pub struct Gen<'a> {
     /// How the body returns its user code's value.
     pub returns: &'a Returns,
     pub fn_name: &'a Ident,
+    /// The written return type.
+    pub ret: &'a syn::Type,
     /// `#[tool(local)]`: the handler's future need not be `Send`.
     pub local: bool,
     pub machine: Machine,
@@ -56,6 +58,7 @@ impl<'a> Gen<'a> {
             plan,
             returns: &handler.returns,
             fn_name: &handler.method.sig.ident,
+            ret: &handler.ret,
             local: handler.local,
             machine: Machine::Handler,
             in_start: std::cell::Cell::new(false),
@@ -146,6 +149,10 @@ impl Gen<'_> {
     pub(super) fn helper_call(key: &Ident) -> Ident {
         format_ident!("__mrtr_h_{}", key)
     }
+    /// Where a step function's helper site finds its callee's value (`Mailbox`).
+    pub(super) fn mailbox(key: &Ident) -> Ident {
+        format_ident!("__mrtr_x_{}", key)
+    }
     /// Slots in the carried tuple: the carried locals, then one frame per helper site.
     pub(super) fn carried_count(&self) -> usize {
         self.plan.carried.len() + self.plan.frames.len()
@@ -194,8 +201,15 @@ impl Gen<'_> {
             let witness = format_ident!("__mrtr_ty_{}", b);
             quote!(let mut #witness = ::core::marker::PhantomData;)
         });
+        let mailboxes = self.plan.stepped.then(|| {
+            let rt = rt();
+            let boxes = self.body.sites.iter().flat_map(|s| &s.keys).filter(|k| k.helper.is_some());
+            let boxes = boxes.map(|k| Self::mailbox(&k.key));
+            quote!(#(let #boxes = #rt::Mailbox::new();)*)
+        });
         let dispatch = self.dispatch();
         quote! {
+            #mailboxes
             #(#items)*
             #(#sources)*
             #(#slots)*
@@ -212,6 +226,7 @@ impl Gen<'_> {
     /// suspends at that step.
     fn dispatch(&self) -> TokenStream {
         let start = self.pc(Arm::Start);
+        let start_pc = start.clone();
         // A refused state is kept in `Io` and starts the loop at no arm (see `bail`).
         let restore = match &self.machine {
             Machine::Handler => quote!(__mrtr_io.restore(&mut __mrtr_c, #start)),
@@ -271,6 +286,22 @@ impl Gen<'_> {
                 }
             };
         };
+        if self.plan.stepped {
+            // Every wait is the driver's: the loop's exit hands it the step, a helper site its
+            // callee (see `stepped.rs`).
+            let rt = rt();
+            let ret = self.ret;
+            return quote! {
+                let mut __mrtr_pc: u32 = #start_pc;
+                let mut __mrtr_turn = #rt::Turn::new();
+                #rt::steps::<#ret, _>(move |mut __mrtr_io: #rt::Io, __mrtr_pause| {
+                    __mrtr_pc = __mrtr_turn.pc(&mut __mrtr_io, &mut __mrtr_c, __mrtr_pc, #start_pc);
+                    #start
+                    #run_arms
+                    __mrtr_turn.exit(__mrtr_io, &mut __mrtr_c, __mrtr_step, __mrtr_pause)
+                })
+            };
+        }
         // A body whose every site enters a helper never waits for a legacy client itself: a
         // callee asks live inside its own machine and only suspends on 2026-07-28 (were one to
         // suspend live, `suspend` refuses it). No live round, no second `.await` to compile.

@@ -1,0 +1,224 @@
+//! A handler body with no `.await` of its own, lowered into a step function instead of an
+//! `async fn`: every wait (a legacy client's answer, a helper's machine) is awaited by the
+//! runtime's driver ([`respond_steps`](super::respond_steps)) between two calls of the step
+//! function, so the handler compiles to a plain closure over its slots, not a coroutine.
+//!
+//! A coroutine per handler (its state layout, its resume function, LLVM's work on both) was most
+//! of what a ported handler cost to build beyond the plain one; the driver's coroutine is
+//! compiled once per return type.
+//!
+//! One call of the step function runs the dispatch loop until the body returns, suspends, or
+//! must wait. To wait it hands its `Io` to the driver in a [`Pause`] and returns
+//! [`Flow::Paused`]; the driver waits and calls it again with the `Io` back. [`Turn`] keeps where
+//! the next call goes on: the restored step on the first call, the step's resume arm after a
+//! legacy round, the same helper site after a callee ran.
+
+use std::sync::{Arc, Mutex};
+
+use futures::future::BoxFuture;
+
+use crate::carry::Slots;
+
+use super::compose::Frame;
+use super::lift::{Flow, Lift, Lifted};
+use super::round::Io;
+
+/// A helper's machine, boxed with the arguments and frame its site took, run by the driver on
+/// the round's `Io` and handing it back; its value goes to the site's [`Mailbox`].
+pub type Callee<'a> = Box<dyn FnOnce(Io) -> BoxFuture<'a, Io> + Send + 'a>;
+
+/// A lowered body as a step function: called with the round's `Io`, it runs to its next exit.
+pub type Steps<'a, R> = Box<dyn FnMut(Io, &mut Pause<'a>) -> Lifted<R> + Send + 'a>;
+
+/// What a step function leaves its driver when it returns [`Flow::Paused`]: the round's `Io`,
+/// and the callee to run on it, if the wait is a helper rather than a legacy client.
+pub struct Pause<'a> {
+    io: Option<Io>,
+    callee: Option<Callee<'a>>,
+}
+
+/// The machine a handler's step function enters at a helper site: a boxed future borrowing
+/// its inputs, which the `#[mrtr_helper]` machine already is. Its first argument only bounds
+/// `'x` by `'a` (a `&'x &'a ()` is well-formed only where `'a: 'x`), so that a method helper's
+/// future may also borrow the `&'a self` it was entered on.
+pub type Runner<'a, C, R> = Box<
+    dyn for<'x> FnOnce(
+            &'x &'a (),
+            &'x str,
+            &'x mut Option<C>,
+            &'x mut Option<Frame>,
+            &'x mut Io,
+        ) -> BoxFuture<'x, Option<R>>
+        + Send
+        + 'a,
+>;
+
+/// Boxes a site's runner; generic so that the closure's higher-ranked signature is inferred
+/// from this bound at the site.
+pub fn runner<'a, C, R, F>(run: F) -> Runner<'a, C, R>
+where
+    F: for<'x> FnOnce(
+            &'x &'a (),
+            &'x str,
+            &'x mut Option<C>,
+            &'x mut Option<Frame>,
+            &'x mut Io,
+        ) -> BoxFuture<'x, Option<R>>
+        + Send
+        + 'a,
+{
+    Box::new(run)
+}
+
+/// Boxes a step function; generic so that the closure's signature (and its `?`s' target) is
+/// inferred from this bound.
+pub fn steps<'a, R, F>(body: F) -> Steps<'a, R>
+where
+    R: Lift,
+    F: FnMut(Io, &mut Pause<'a>) -> Lifted<R> + Send + 'a,
+{
+    Box::new(body)
+}
+
+/// Where a helper site's callee leaves its frame and value for the site's next call: the
+/// callee runs inside the driver, outside the step function's borrow of its own slots.
+pub struct Mailbox<R>(Arc<Mutex<Option<(Option<Frame>, Option<R>)>>>);
+
+impl<R> Mailbox<R> {
+    #[allow(clippy::new_without_default)]
+    pub fn new() -> Self {
+        Mailbox(Arc::new(Mutex::new(None)))
+    }
+
+    /// The callee's value once it ran (`Some(None)`: it suspended, its frame now in `frame`,
+    /// or failed, its failure in `Io`); `None` while the site has yet to enter it.
+    pub fn received(&self, frame: &mut Option<Frame>) -> Option<Option<R>> {
+        let (left, value) = lock(&self.0).take()?;
+        *frame = left;
+        Some(value)
+    }
+
+    fn deliver(&self, frame: Option<Frame>, value: Option<R>) {
+        *lock(&self.0) = Some((frame, value));
+    }
+}
+
+/// A poisoned mailbox only means a callee panicked after locking it; its content is still whole.
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+impl<R> Clone for Mailbox<R> {
+    fn clone(&self) -> Self {
+        Mailbox(Arc::clone(&self.0))
+    }
+}
+
+/// A helper site's callee, taking the site's arguments and carried frame with it: run by the
+/// driver, it leaves its frame and value in `mailbox`.
+pub fn callee<'a, C, R>(
+    site: &str,
+    call: &mut Option<C>,
+    frame: &mut Option<Frame>,
+    mailbox: &Mailbox<R>,
+    run: Runner<'a, C, R>,
+) -> Callee<'a>
+where
+    C: Send + 'a,
+    R: Send + 'a,
+{
+    let (site, mut call, mut frame) = (site.to_owned(), call.take(), frame.take());
+    let mailbox = mailbox.clone();
+    Box::new(move |mut io: Io| {
+        Box::pin(async move {
+            let value = run(&&(), &site, &mut call, &mut frame, &mut io).await;
+            mailbox.deliver(frame, value);
+            io
+        })
+    })
+}
+
+/// Where a step function's next call goes on.
+#[derive(Default)]
+pub struct Turn {
+    begun: bool,
+    /// The step a legacy round left at: the next call resumes its arm.
+    waited: Option<usize>,
+}
+
+impl Turn {
+    pub fn new() -> Self {
+        Turn::default()
+    }
+
+    /// The program counter to dispatch on: the restored step (or `start`) on the first call,
+    /// the resume arm of the step a legacy round waited at, else `pc` as the last call left it
+    /// (a helper site, now with its callee's value in the mailbox).
+    pub fn pc(&mut self, io: &mut Io, slots: &mut impl Slots, pc: u32, start: u32) -> u32 {
+        if !self.begun {
+            self.begun = true;
+            return io.restore(slots, start);
+        }
+        match self.waited.take() {
+            Some(step) => io.resume_pc(step),
+            None => pc,
+        }
+    }
+
+    /// The dispatch loop left at `step`: wait for a legacy client, or end the round there
+    /// (suspended, or failed with the failure `Io` kept).
+    pub fn exit<T, E>(
+        &mut self,
+        io: Io,
+        slots: &mut impl Slots,
+        step: usize,
+        pause: &mut Pause<'_>,
+    ) -> Result<Flow<T>, E> {
+        if io.asks_live() {
+            self.waited = Some(step);
+            pause.io = Some(io);
+            return Ok(Flow::Paused);
+        }
+        Ok(io.suspend(slots, step))
+    }
+
+    /// A helper site reached with no value yet: the driver runs `callee` on the `Io`, and the
+    /// next call comes back to the same site.
+    pub fn enter<'a, T, E>(
+        &mut self,
+        io: Io,
+        pause: &mut Pause<'a>,
+        callee: Callee<'a>,
+    ) -> Result<Flow<T>, E> {
+        pause.io = Some(io);
+        pause.callee = Some(callee);
+        Ok(Flow::Paused)
+    }
+}
+
+/// Runs a step function on the opened round to its outcome, doing every wait it pauses for.
+pub(super) async fn drive<R: Lift>(mut io: Io, mut body: Steps<'_, R>) -> Lifted<R> {
+    let mut pause = Pause {
+        io: None,
+        callee: None,
+    };
+    loop {
+        match body(io, &mut pause) {
+            Ok(Flow::Paused) => {}
+            other => return other,
+        }
+        let Some(paused) = pause.io.take() else {
+            return Ok(Flow::Fail(crate::error::MrtrError::Internal(
+                "mrtr lowering bug: a step function paused without its round".into(),
+            )));
+        };
+        io = match pause.callee.take() {
+            Some(callee) => callee(paused).await,
+            None => {
+                let mut paused = paused;
+                paused.ask_live().await;
+                paused
+            }
+        };
+    }
+}
