@@ -34,7 +34,7 @@ pub struct Slot<T> {
 
 /// An empty slot for a carried local; generated with the user's span so that a type that cannot
 /// travel is reported at its `let`.
-pub fn slot<T: Carry>() -> Slot<T> {
+pub const fn slot<T: Carry>() -> Slot<T> {
     Slot {
         value: None,
         encode: |value, buffer| ciborium::into_writer(value, buffer).map_err(|e| e.to_string()),

@@ -121,10 +121,11 @@ pub mod __private_v0_1_0 {
         Call, Callee, Entry, Failing, Flow, Frame, FrameSlot, Handler, IntoReadResourceResponse,
         IntoResponse, Io, Lift, Lifted, Mailbox, Missing, Pause, Poll, PromptOutcome, Runner,
         Settle, StepInfo, Steps, Turn, callee, done, fail, finish, finish_option, finish_result,
-        frame_slot, respond, respond_local, respond_steps, runner, steps,
+        frame_slot, respond, respond_local, respond_steps, runner,
     };
     pub use crate::request::{elicit, elicit_url, roots, sample};
     pub use ::core;
+    pub use ::futures::future::BoxFuture;
 
     /// The future a lowered method hands to rmcp: what rmcp's own `#[tool]` makes of an
     /// `async fn`.

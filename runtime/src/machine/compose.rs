@@ -120,7 +120,7 @@ pub struct FrameSlot {
 }
 
 /// An empty frame slot, for each helper site of a lowered body.
-pub fn frame_slot() -> FrameSlot {
+pub const fn frame_slot() -> FrameSlot {
     FrameSlot { value: None }
 }
 

@@ -70,36 +70,29 @@ where
     Box::new(run)
 }
 
-/// Boxes a step function; generic so that the closure's signature (and its `?`s' target) is
-/// inferred from this bound.
-pub fn steps<'a, R, F>(body: F) -> Steps<'a, R>
-where
-    R: Lift,
-    F: FnMut(Io, &mut Pause<'a>) -> Lifted<R> + Send + 'a,
-{
-    Box::new(body)
-}
-
 /// Where a helper site's callee leaves its frame and value for the site's next call: the
-/// callee runs inside the driver, outside the step function's borrow of its own slots.
-pub struct Mailbox<R>(Arc<Mutex<Option<(Option<Frame>, Option<R>)>>>);
+/// callee runs inside the driver, outside the step function's borrow of its own slots. Empty
+/// until the site first enters its callee, so that a handler builds it without a call.
+pub struct Mailbox<R>(Option<Arc<Mutex<Delivered<R>>>>);
+
+type Delivered<R> = Option<(Option<Frame>, Option<R>)>;
 
 impl<R> Mailbox<R> {
     #[allow(clippy::new_without_default)]
-    pub fn new() -> Self {
-        Mailbox(Arc::new(Mutex::new(None)))
+    pub const fn new() -> Self {
+        Mailbox(None)
     }
 
     /// The callee's value once it ran (`Some(None)`: it suspended, its frame now in `frame`,
     /// or failed, its failure in `Io`); `None` while the site has yet to enter it.
     pub fn received(&self, frame: &mut Option<Frame>) -> Option<Option<R>> {
-        let (left, value) = lock(&self.0).take()?;
+        let (left, value) = lock(self.0.as_ref()?).take()?;
         *frame = left;
         Some(value)
     }
 
-    fn deliver(&self, frame: Option<Frame>, value: Option<R>) {
-        *lock(&self.0) = Some((frame, value));
+    fn sender(&mut self) -> Arc<Mutex<Delivered<R>>> {
+        Arc::clone(self.0.get_or_insert_with(|| Arc::new(Mutex::new(None))))
     }
 }
 
@@ -108,19 +101,13 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
-impl<R> Clone for Mailbox<R> {
-    fn clone(&self) -> Self {
-        Mailbox(Arc::clone(&self.0))
-    }
-}
-
 /// A helper site's callee, taking the site's arguments and carried frame with it: run by the
 /// driver, it leaves its frame and value in `mailbox`.
 pub fn callee<'a, C, R>(
     site: &str,
     call: &mut Option<C>,
     frame: &mut Option<Frame>,
-    mailbox: &Mailbox<R>,
+    mailbox: &mut Mailbox<R>,
     run: Runner<'a, C, R>,
 ) -> Callee<'a>
 where
@@ -128,18 +115,17 @@ where
     R: Send + 'a,
 {
     let (site, mut call, mut frame) = (site.to_owned(), call.take(), frame.take());
-    let mailbox = mailbox.clone();
+    let mailbox = mailbox.sender();
     Box::new(move |mut io: Io| {
         Box::pin(async move {
             let value = run(&&(), &site, &mut call, &mut frame, &mut io).await;
-            mailbox.deliver(frame, value);
+            *lock(&mailbox) = Some((frame, value));
             io
         })
     })
 }
 
 /// Where a step function's next call goes on.
-#[derive(Default)]
 pub struct Turn {
     begun: bool,
     /// The step a legacy round left at: the next call resumes its arm.
@@ -147,8 +133,11 @@ pub struct Turn {
 }
 
 impl Turn {
-    pub fn new() -> Self {
-        Turn::default()
+    pub const fn new() -> Self {
+        Turn {
+            begun: false,
+            waited: None,
+        }
     }
 
     /// The program counter to dispatch on: the restored step (or `start`) on the first call,

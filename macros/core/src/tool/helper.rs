@@ -246,6 +246,12 @@ fn emit(method: &ImplItemFn, params: &[Param], ret: &Type, machine: &Gen<'_>) ->
         .collect();
     let args_ty = quote!((#(#owned,)*));
     let call_ty = quote!(#rt::Call<#args_ty, #ret>);
+    // The machine's future is boxed `Send`: what its arguments are must be `Send` too.
+    let sent = owned.iter().map(|ty| match ty {
+        Type::ImplTrait(_) => quote!(#ty + ::core::marker::Send),
+        ty => quote!(#ty),
+    });
+    let run_call_ty = quote!(#rt::Call<(#(#sent,)*), #ret>);
 
     // The function callers call: the user's signature, returning the call's arguments.
     let mut inputs = Vec::new();
@@ -316,34 +322,78 @@ fn emit(method: &ImplItemFn, params: &[Param], ret: &Type, machine: &Gen<'_>) ->
     let body = machine.body_tokens();
     let lints = interface::lint_levels(method);
     let generic_params = &generics.params;
+    let (receiver_param, receiver_bound) = run_receiver(receiver);
+    let sent_params = generics.type_params().map(|p| {
+        let ident = &p.ident;
+        quote!(#ident: ::core::marker::Send)
+    });
+    let bounds = receiver_bound.into_iter().chain(sent_params).collect();
+    let where_clause = run_where(where_clause, bounds);
+    // A boxed future rather than an `async fn`, so that a step function's site can hand the
+    // function itself to the runtime (`mrtr`'s `runner`): one instance per helper, not a
+    // closure per site. `'__mrtr_x` is every input's borrow; the first argument only bounds it
+    // by the caller's `'__mrtr_a`.
     let run_fn = quote_spanned! {name.span()=>
         #[doc(hidden)]
         #(#lints)*
         #[allow(clippy::let_unit_value, unused_mut)]
-        #vis async fn #run <#generic_params> (
+        #vis fn #run <'__mrtr_x, '__mrtr_a, #generic_params> (
             #receiver_param
-            __mrtr_site: &str,
-            __mrtr_call: &mut ::core::option::Option<#call_ty>,
-            __mrtr_frame_slot: &mut ::core::option::Option<#rt::Frame>,
-            mut __mrtr_io: &mut #rt::Io,
-        ) -> ::core::option::Option<#ret> #where_clause {
-            #table
-            let __mrtr_depth = __mrtr_io.enter(__mrtr_site);
-            let (mut __mrtr_start, __mrtr_frame) =
-                #rt::Entry::new(__mrtr_call, __mrtr_frame_slot).open();
-            let __mrtr_fresh = __mrtr_start.is_some();
-            // The lowered body returns its own shape (`?` converts into the written error);
-            // every way out of it leaves the site's key prefix and settles for the call site
-            // (`Io::settled`).
-            let __mrtr_lowered: #lowered_ty = async {
-                #(#contexts)*
-                #body
-            }.await;
-            __mrtr_io.leave(__mrtr_depth);
-            __mrtr_io.settled(#rt::Settle::settle(__mrtr_lowered), __mrtr_frame_slot)
+            _: &'__mrtr_x &'__mrtr_a (),
+            __mrtr_site: &'__mrtr_x str,
+            __mrtr_call: &'__mrtr_x mut ::core::option::Option<#run_call_ty>,
+            __mrtr_frame_slot: &'__mrtr_x mut ::core::option::Option<#rt::Frame>,
+            mut __mrtr_io: &'__mrtr_x mut #rt::Io,
+        ) -> #rt::BoxFuture<'__mrtr_x, ::core::option::Option<#ret>> #where_clause {
+            ::std::boxed::Box::pin(async move {
+                #table
+                let __mrtr_depth = __mrtr_io.enter(__mrtr_site);
+                let (mut __mrtr_start, __mrtr_frame) =
+                    #rt::Entry::new(__mrtr_call, __mrtr_frame_slot).open();
+                let __mrtr_fresh = __mrtr_start.is_some();
+                // The lowered body returns its own shape (`?` converts into the written error);
+                // every way out of it leaves the site's key prefix and settles for the call site
+                // (`Io::settled`).
+                let __mrtr_lowered: #lowered_ty = async {
+                    #(#contexts)*
+                    #body
+                }.await;
+                __mrtr_io.leave(__mrtr_depth);
+                __mrtr_io.settled(#rt::Settle::settle(__mrtr_lowered), __mrtr_frame_slot)
+            })
         }
     };
     quote!(#calling #run_fn)
+}
+
+/// The machine's receiver: a reference borrowed for `'__mrtr_x` (the future holds it), and
+/// for any other receiver the bound that says so.
+fn run_receiver(receiver: Option<&syn::Receiver>) -> (TokenStream, Option<TokenStream>) {
+    let Some(receiver) = receiver else {
+        return (TokenStream::new(), None);
+    };
+    match &receiver.kind {
+        syn::ReceiverKind::Reference(_, None, mutability) => {
+            let self_token = &receiver.self_token;
+            (quote!(&'__mrtr_x #mutability #self_token,), None)
+        }
+        syn::ReceiverKind::Reference(_, Some(lifetime), _) => {
+            (quote!(#receiver,), Some(quote!(#lifetime: '__mrtr_x)))
+        }
+        _ => (quote!(#receiver,), Some(quote!(Self: '__mrtr_x))),
+    }
+}
+
+fn run_where(where_clause: &Option<syn::WhereClause>, bounds: Vec<TokenStream>) -> TokenStream {
+    match (where_clause, bounds.is_empty()) {
+        (Some(clause), false) => {
+            let predicates = clause.predicates.iter();
+            quote!(where #(#predicates,)* #(#bounds),*)
+        }
+        (Some(clause), true) => quote!(#clause),
+        (None, false) => quote!(where #(#bounds),*),
+        (None, true) => TokenStream::new(),
+    }
 }
 
 /// The helper's steps, as a `Handler` table local to its machine (no item outside the

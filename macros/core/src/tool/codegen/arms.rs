@@ -185,14 +185,21 @@ impl Gen<'_> {
             // next call finds its value in the mailbox.
             let rt = rt();
             let mailbox = Self::mailbox(&key.key);
+            // A helper entered by path is handed over as its machine function itself; a method
+            // needs its receiver, so a closure holds that.
+            let runner = if helper.method {
+                quote!(move |__mrtr_rb, __mrtr_rs, __mrtr_rc, __mrtr_rf, __mrtr_ri| {
+                    #callee(__mrtr_rb, __mrtr_rs, __mrtr_rc, __mrtr_rf, __mrtr_ri)
+                })
+            } else {
+                quote!(#callee)
+            };
             return quote! {
                 let ::core::option::Option::Some(__mrtr_a0) = (match #mailbox.received(&mut #frame.value) {
                     ::core::option::Option::Some(__mrtr_v) => __mrtr_v,
                     ::core::option::Option::None => {
-                        let __mrtr_callee = #rt::callee(#wire, &mut #call, &mut #frame.value, &#mailbox,
-                            #rt::runner(move |_, __mrtr_rs, __mrtr_rc, __mrtr_rf, __mrtr_ri| {
-                                ::std::boxed::Box::pin(#callee(__mrtr_rs, __mrtr_rc, __mrtr_rf, __mrtr_ri))
-                            }));
+                        let __mrtr_callee = #rt::callee(#wire, &mut #call, &mut #frame.value, &mut #mailbox,
+                            #rt::runner(#runner));
                         return __mrtr_turn.enter(__mrtr_io, __mrtr_pause, __mrtr_callee);
                     }
                 }) else {
@@ -202,7 +209,7 @@ impl Gen<'_> {
         }
         quote! {
             let ::core::option::Option::Some(__mrtr_a0) =
-                #callee(#wire, &mut #call, &mut #frame.value, &mut __mrtr_io).await
+                #callee(&&(), #wire, &mut #call, &mut #frame.value, &mut __mrtr_io).await
             else {
                 break '__mrtr_dispatch #site;
             };

@@ -30,8 +30,6 @@ pub struct Gen<'a> {
     /// How the body returns its user code's value.
     pub returns: &'a Returns,
     pub fn_name: &'a Ident,
-    /// The written return type.
-    pub ret: &'a syn::Type,
     /// `#[tool(local)]`: the handler's future need not be `Send`.
     pub local: bool,
     pub machine: Machine,
@@ -58,7 +56,6 @@ impl<'a> Gen<'a> {
             plan,
             returns: &handler.returns,
             fn_name: &handler.method.sig.ident,
-            ret: &handler.ret,
             local: handler.local,
             machine: Machine::Handler,
             in_start: std::cell::Cell::new(false),
@@ -205,7 +202,7 @@ impl Gen<'_> {
             let rt = rt();
             let boxes = self.body.sites.iter().flat_map(|s| &s.keys).filter(|k| k.helper.is_some());
             let boxes = boxes.map(|k| Self::mailbox(&k.key));
-            quote!(#(let #boxes = #rt::Mailbox::new();)*)
+            quote!(#(let mut #boxes = const { #rt::Mailbox::new() };)*)
         });
         let dispatch = self.dispatch();
         quote! {
@@ -290,11 +287,10 @@ impl Gen<'_> {
             // Every wait is the driver's: the loop's exit hands it the step, a helper site its
             // callee (see `stepped.rs`).
             let rt = rt();
-            let ret = self.ret;
             return quote! {
                 let mut __mrtr_pc: u32 = #start_pc;
-                let mut __mrtr_turn = #rt::Turn::new();
-                #rt::steps::<#ret, _>(move |mut __mrtr_io: #rt::Io, __mrtr_pause| {
+                let mut __mrtr_turn = const { #rt::Turn::new() };
+                ::std::boxed::Box::new(move |mut __mrtr_io: #rt::Io, __mrtr_pause| {
                     __mrtr_pc = __mrtr_turn.pc(&mut __mrtr_io, &mut __mrtr_c, __mrtr_pc, #start_pc);
                     #start
                     #run_arms
@@ -401,11 +397,12 @@ impl Gen<'_> {
             .collect();
         let rt = rt();
         carried.extend(self.plan.frames.iter().map(|_| quote!(#rt::frame_slot())));
+        // Built at compile time: empty slots, no call (and no unwinding path) per slot.
         if carried.len() <= TUPLE {
-            quote!((#(#carried,)*))
+            quote!(const { (#(#carried,)*) })
         } else {
             let chunks = carried.chunks(TUPLE).map(|chunk| quote!((#(#chunk,)*)));
-            quote!((#(#chunks,)*))
+            quote!(const { (#(#chunks,)*) })
         }
     }
 

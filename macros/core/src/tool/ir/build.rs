@@ -898,6 +898,7 @@ fn helper_entry(call: &Expr, errors: &mut Errors) -> Option<HelperEntry> {
             Some(HelperEntry {
                 callee: path.into_token_stream(),
                 name,
+                method: false,
             })
         }
         Expr::MethodCall(m) => {
@@ -911,6 +912,7 @@ fn helper_entry(call: &Expr, errors: &mut Errors) -> Option<HelperEntry> {
             Some(HelperEntry {
                 callee: quote::quote!(#receiver.#method #turbofish),
                 name: m.method.to_string(),
+                method: true,
             })
         }
         other => {

@@ -197,6 +197,8 @@ pub struct HelperEntry {
     pub callee: proc_macro2::TokenStream,
     /// The helper's name as the user wrote it, for the step table's docs.
     pub name: String,
+    /// Entered as a method (`self.gate(..)`): its machine needs the receiver.
+    pub method: bool,
 }
 
 impl Site {
