@@ -98,7 +98,9 @@ impl<R> Mailbox<R> {
 
 /// A poisoned mailbox only means a callee panicked after locking it; its content is still whole.
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 /// A helper site's callee, taking the site's arguments and carried frame with it: run by the
@@ -133,6 +135,7 @@ pub struct Turn {
 }
 
 impl Turn {
+    #[allow(clippy::new_without_default)]
     pub const fn new() -> Self {
         Turn {
             begun: false,

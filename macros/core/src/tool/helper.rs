@@ -336,7 +336,7 @@ fn emit(method: &ImplItemFn, params: &[Param], ret: &Type, machine: &Gen<'_>) ->
     let run_fn = quote_spanned! {name.span()=>
         #[doc(hidden)]
         #(#lints)*
-        #[allow(clippy::let_unit_value, unused_mut)]
+        #[allow(clippy::let_unit_value, clippy::multiple_bound_locations, unused_mut)]
         #vis fn #run <'__mrtr_x, '__mrtr_a, #generic_params> (
             #receiver_param
             _: &'__mrtr_x &'__mrtr_a (),

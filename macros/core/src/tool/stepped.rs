@@ -9,7 +9,7 @@
 //! the `async fn`, as does a `local` handler (the driver's future is `Send`) and a helper (its
 //! callers await it).
 
-use proc_macro2::{TokenStream, TokenTree};
+use proc_macro2::{Delimiter, TokenStream, TokenTree};
 use quote::ToTokens;
 
 use super::ir::Body;
@@ -25,10 +25,37 @@ pub fn stepped(handler: &Handler<'_>, body: &Body) -> bool {
 /// Macros known not to await, whose input is read like the body's own tokens. Any other macro
 /// (`tokio::select!`, `join!`, a user's own) may expand to an `.await` and keeps the `async fn`.
 const PLAIN_MACROS: &[&str] = &[
-    "assert", "assert_eq", "assert_ne", "bail", "concat", "dbg", "debug", "debug_assert",
-    "debug_assert_eq", "debug_assert_ne", "ensure", "eprint", "eprintln", "error", "format",
-    "format_args", "info", "json", "matches", "panic", "print", "println", "stringify", "todo",
-    "trace", "unimplemented", "unreachable", "vec", "warn", "write", "writeln",
+    "assert",
+    "assert_eq",
+    "assert_ne",
+    "bail",
+    "concat",
+    "dbg",
+    "debug",
+    "debug_assert",
+    "debug_assert_eq",
+    "debug_assert_ne",
+    "ensure",
+    "eprint",
+    "eprintln",
+    "error",
+    "format",
+    "format_args",
+    "info",
+    "json",
+    "matches",
+    "panic",
+    "print",
+    "println",
+    "stringify",
+    "todo",
+    "trace",
+    "unimplemented",
+    "unreachable",
+    "vec",
+    "warn",
+    "write",
+    "writeln",
 ];
 
 /// Keywords a `!` can follow without making a macro call (`if !(..)`, `return !x`).
@@ -42,16 +69,16 @@ const KEYWORDS: &[&str] = &[
 /// to be plain, since what it expands to is unknown here.
 fn awaits(tokens: TokenStream) -> bool {
     let tokens: Vec<TokenTree> = tokens.into_iter().collect();
+    let ident_at =
+        |i: usize, name: &str| matches!(tokens.get(i), Some(TokenTree::Ident(id)) if id == name);
+    let punct_at =
+        |i: usize, c: char| matches!(tokens.get(i), Some(TokenTree::Punct(p)) if p.as_char() == c);
     let mut i = 0;
     while i < tokens.len() {
         match &tokens[i] {
-            TokenTree::Punct(p) if p.as_char() == '.' => {
-                if matches!(tokens.get(i + 1), Some(TokenTree::Ident(id)) if id == "await") {
-                    return true;
-                }
-            }
+            TokenTree::Punct(p) if p.as_char() == '.' && ident_at(i + 1, "await") => return true,
             TokenTree::Ident(id)
-                if matches!(tokens.get(i + 1), Some(TokenTree::Punct(p)) if p.as_char() == '!')
+                if punct_at(i + 1, '!')
                     && matches!(tokens.get(i + 2), Some(TokenTree::Group(_)))
                     && !KEYWORDS.iter().any(|k| id == k) =>
             {
@@ -66,21 +93,18 @@ fn awaits(tokens: TokenStream) -> bool {
             TokenTree::Ident(id) if id == "async" => {
                 // `async { .. }` / `async move { .. }`: a future the body builds, awaited by
                 // whoever takes it. An `async` closure is counted like any other token.
-                let mut j = i + 1;
-                if matches!(tokens.get(j), Some(TokenTree::Ident(m)) if m == "move") {
-                    j += 1;
-                }
-                if matches!(tokens.get(j), Some(TokenTree::Group(g)) if g.delimiter() == proc_macro2::Delimiter::Brace)
+                let block = if ident_at(i + 1, "move") {
+                    i + 2
+                } else {
+                    i + 1
+                };
+                if matches!(tokens.get(block), Some(TokenTree::Group(g)) if g.delimiter() == Delimiter::Brace)
                 {
-                    i = j + 1;
+                    i = block + 1;
                     continue;
                 }
             }
-            TokenTree::Group(group) => {
-                if awaits(group.stream()) {
-                    return true;
-                }
-            }
+            TokenTree::Group(group) if awaits(group.stream()) => return true,
             _ => {}
         }
         i += 1;
@@ -101,12 +125,34 @@ mod tests {
             let f = async move { g().await };
             a
         })));
-        assert!(awaits(quote!({ let p = plan().await?; p })));
-        assert!(awaits(quote!({ if x { y.send(1).await; } })));
-        assert!(!awaits(quote!({ let s = format!("{}", x); if !(s.is_empty()) { return s; } s })));
-        assert!(awaits(quote!({ let s = format!("{}", x.await); s })));
-        assert!(awaits(quote!({ tokio::select! { v = rx.recv() => v, _ = t => () } })));
-        assert!(awaits(quote!({ futures::join!(a, b); })));
-        assert!(awaits(quote!({ let f = async |x| h(x).await; })));
+        assert!(awaits(quote!({
+            let p = plan().await?;
+            p
+        })));
+        assert!(awaits(quote!({
+            if x {
+                y.send(1).await;
+            }
+        })));
+        assert!(!awaits(quote!({
+            let s = format!("{}", x);
+            if !(s.is_empty()) {
+                return s;
+            }
+            s
+        })));
+        assert!(awaits(quote!({
+            let s = format!("{}", x.await);
+            s
+        })));
+        assert!(awaits(quote!({
+            tokio::select! { v = rx.recv() => v, _ = t => () }
+        })));
+        assert!(awaits(quote!({
+            futures::join!(a, b);
+        })));
+        assert!(awaits(quote!({
+            let f = async |x| h(x).await;
+        })));
     }
 }

@@ -200,7 +200,12 @@ impl Gen<'_> {
         });
         let mailboxes = self.plan.stepped.then(|| {
             let rt = rt();
-            let boxes = self.body.sites.iter().flat_map(|s| &s.keys).filter(|k| k.helper.is_some());
+            let boxes = self
+                .body
+                .sites
+                .iter()
+                .flat_map(|s| &s.keys)
+                .filter(|k| k.helper.is_some());
             let boxes = boxes.map(|k| Self::mailbox(&k.key));
             quote!(#(let mut #boxes = const { #rt::Mailbox::new() };)*)
         });
@@ -398,7 +403,9 @@ impl Gen<'_> {
         let rt = rt();
         carried.extend(self.plan.frames.iter().map(|_| quote!(#rt::frame_slot())));
         // Built at compile time: empty slots, no call (and no unwinding path) per slot.
-        if carried.len() <= TUPLE {
+        if carried.is_empty() {
+            quote!(())
+        } else if carried.len() <= TUPLE {
             quote!(const { (#(#carried,)*) })
         } else {
             let chunks = carried.chunks(TUPLE).map(|chunk| quote!((#(#chunk,)*)));
