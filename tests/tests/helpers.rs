@@ -177,6 +177,12 @@ struct Approve {
     yes: bool,
 }
 
+/// A lookup that really yields to the runtime before answering.
+async fn size_of(name: &str) -> usize {
+    tokio::task::yield_now().await;
+    name.len()
+}
+
 /// Shape 2: an approval helper on `&Peer` mapping each outcome into the server's enum.
 #[mrtr_helper]
 async fn approve(caps: &ClientCaps, peer: &Peer<RoleServer>, what: &str) -> Approval {
@@ -224,6 +230,27 @@ impl Ops {
         }
         self.effects.record(format!("deleted {}", target.name));
         Ok(text(format!("deleted {}", target.name)))
+    }
+
+    /// Awaits a future of its own, so it stays an `async fn` that awaits the helper in place
+    /// (the other tools here are step functions whose helpers the runtime awaits).
+    #[mrtr_tool]
+    #[tool(description = "sizes a thing, then archives it behind the gate")]
+    async fn archive(
+        &self,
+        caps: ClientCaps,
+        Parameters(target): Parameters<Target>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let size = size_of(&target.name).await;
+        self.effects
+            .record(format!("sized {} at {size}", target.name));
+        let stop =
+            ask!(gate: require_confirmation(&caps, &format!("archive {}", target.name)).await);
+        if let Some(stop) = stop {
+            return Ok(stop);
+        }
+        self.effects.record(format!("archived {}", target.name));
+        Ok(text(format!("archived {} ({size})", target.name)))
     }
 
     #[mrtr_tool]
@@ -382,6 +409,18 @@ async fn a_gate_helper_asks_under_its_call_site_key() {
     both.assert_table("deleted db", 1, 1);
     assert_eq!(both.modern.asked_keys(), [["gate.confirm"]]);
     assert_eq!(both.legacy.effects, ["plan delete db", "deleted db"]);
+}
+
+#[tokio::test]
+async fn a_handler_awaiting_its_own_future_enters_the_helper_in_place() {
+    let both = run_both(server, confirming(), "archive", json!({"name": "db"})).await;
+    both.assert_table("archived db (2)", 1, 1);
+    assert_eq!(both.modern.asked_keys(), [["gate.confirm"]]);
+    assert_eq!(both.legacy.effects, ["sized db at 2", "archived db"]);
+    let client = ScriptedClient::new(Caps::FORM_ONLY).on_elicit("archive db", [Reply::Decline]);
+    let both = run_both(server, client, "archive", json!({"name": "db"})).await;
+    both.assert_table("not confirmed: archive db", 1, 1);
+    assert_eq!(both.legacy.effects, ["sized db at 2"]);
 }
 
 #[tokio::test]
