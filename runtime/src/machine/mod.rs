@@ -8,7 +8,8 @@
 //! `Suspension` (`suspension.rs`) holds the continuation to seal. Every exit of the body is a
 //! [`Flow`] in the user's own return type (`lift.rs`); [`respond`] turns it into rmcp's response,
 //! sealing the suspension into `input_required`. The steps it resumes at are the macro's static
-//! [`Handler`] table (`handler.rs`).
+//! [`Handler`] table (`handler.rs`). A body lowered into a step function goes through
+//! [`respond_steps`] instead, which awaits each of its waits between calls (`stepped.rs`).
 //!
 //! The split keeps per-handler code small: everything generic only over the return type lives
 //! here and is compiled once per return type, not once per handler.

@@ -4,8 +4,10 @@
 //! jumps leave which loop were decided before.
 //!
 //! The generated code is kept lean on purpose: it is compiled once per handler, so saving and
-//! restoring a step is one runtime call over the slot tuple (`Io::restore`, `Io::suspend`), and
-//! the one `.await` the machine adds (the legacy client round) sits outside the dispatch loop.
+//! restoring a step is one runtime call over the slot tuple (`Io::restore`, `Io::suspend`), a
+//! body that awaits nothing of its own is a step function with no `.await` at all (its waits
+//! are the runtime's, `stepped.rs`), and in an `async fn` body the one `.await` the machine adds
+//! (the legacy client round) sits outside the dispatch loop.
 
 use std::collections::BTreeSet;
 
