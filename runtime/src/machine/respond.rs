@@ -104,7 +104,7 @@ fn answered<Out>(response: Result<Out, ErrorData>) -> Result<Out, ErrorData> {
 
 /// What every request kind does with the body's outcome: hand back the user's value, report a
 /// runtime failure, or seal the suspension.
-fn outcome<R: Lift + IntoResponse<Out>, Out: From<InputRequiredResult>>(
+pub(super) fn outcome<R: Lift + IntoResponse<Out>, Out: From<InputRequiredResult>>(
     out: Lifted<R>,
 ) -> Result<Out, ErrorData> {
     if matches!(out, Ok(Flow::Done(_)) | Err(_)) {

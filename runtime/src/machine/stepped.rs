@@ -214,3 +214,33 @@ pub(super) async fn drive<R: Lift>(mut io: Io, mut body: Steps<'_, R>) -> Lifted
         };
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_mailbox_hands_over_the_callees_frame_and_value_once() {
+        let mut mailbox = Mailbox::<u32>::new();
+        let mut frame = None;
+        assert!(
+            mailbox.received(&mut frame).is_none(),
+            "nothing before the entry"
+        );
+        let sender = mailbox.sender();
+        *lock(&sender) = Some((None, Some(7)));
+        assert_eq!(mailbox.received(&mut frame), Some(Some(7)));
+        assert!(mailbox.received(&mut frame).is_none(), "taken once");
+        // The same mailbox serves the site's next entry (a helper in a loop).
+        assert!(Arc::ptr_eq(&sender, &mailbox.sender()));
+    }
+
+    #[test]
+    fn a_pause_reaching_the_response_is_an_internal_error_not_a_panic() {
+        use rmcp::model::{CallToolResponse, CallToolResult};
+        let out: Lifted<CallToolResult> = Ok(Flow::Paused);
+        let error = super::super::respond::outcome::<CallToolResult, CallToolResponse>(out)
+            .expect_err("a paused body has no response");
+        assert_eq!(error.code, rmcp::model::ErrorCode::INTERNAL_ERROR);
+    }
+}
