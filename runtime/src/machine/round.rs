@@ -56,8 +56,14 @@ enum Mode {
     },
 }
 
-/// One round of one handler.
-pub struct Io {
+/// One round of one handler, boxed: a lowered body holds it across its `.await`s and moves it
+/// between the runtime's calls, so it travels as a pointer (inline, its 592 bytes were stored
+/// twice in every handler's future, once as the argument and once as the local it becomes).
+/// Its operations are `Round`'s, reached through `Deref`.
+pub struct Io(Box<Round>);
+
+/// The state of one round, behind [`Io`].
+pub struct Round {
     handler: &'static Handler,
     mode: Mode,
     caps: ClientCaps,
@@ -104,7 +110,7 @@ impl Io {
             ),
             None => Default::default(),
         };
-        Io {
+        Io(Box::new(Round {
             handler,
             mode: Mode::Modern { runtime, binding },
             caps,
@@ -118,7 +124,7 @@ impl Io {
             prefix: String::new(),
             context: None,
             failed: None,
-        }
+        }))
     }
 
     pub(crate) fn live(
@@ -128,7 +134,7 @@ impl Io {
         caps: ClientCaps,
         max_attempts: u32,
     ) -> Self {
-        Io {
+        Io(Box::new(Round {
             handler,
             mode: Mode::Live {
                 peer,
@@ -148,27 +154,49 @@ impl Io {
             prefix: String::new(),
             context: None,
             failed: None,
-        }
+        }))
     }
 
     pub(crate) fn with_arguments(mut self, arguments: Option<JsonObject>) -> Self {
-        self.arguments = arguments;
+        self.0.arguments = arguments;
         self
     }
 
     pub(crate) fn with_context(mut self, context: RequestContext<RoleServer>) -> Self {
-        self.context = Some(context);
+        self.0.context = Some(context);
         self
     }
 
     /// Live only: the call's cancellation token, raced against every pending ask.
     pub(crate) fn with_cancellation(mut self, token: CancellationToken) -> Self {
-        if let Mode::Live { cancelled, .. } = &mut self.mode {
+        if let Mode::Live { cancelled, .. } = &mut self.0.mode {
             *cancelled = token;
         }
         self
     }
 
+    /// Modern: ends this round at step `step` (its index in the handler's steps), saving the
+    /// slots the step carries.
+    pub fn suspend<T>(self, slots: &mut impl Slots, step: usize) -> Flow<T> {
+        (*self.0).suspend(slots, step)
+    }
+}
+
+impl std::ops::Deref for Io {
+    type Target = Round;
+
+    fn deref(&self) -> &Round {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for Io {
+    fn deref_mut(&mut self) -> &mut Round {
+        &mut self.0
+    }
+}
+
+impl Round {
     /// A `Parameters<T>` decoded again from this request's arguments, as rmcp decoded it for
     /// the handler: for a parameter the body partly moves before an arm boundary, which cannot
     /// be parked whole (every 2026-07-28 round decodes it afresh anyway). `None` once it no
@@ -464,9 +492,8 @@ impl Io {
         Ok(())
     }
 
-    /// Modern: ends this round at step `step` (its index in the handler's steps), saving the
-    /// slots the step carries.
-    pub fn suspend<T>(mut self, slots: &mut impl Slots, step: usize) -> Flow<T> {
+    /// [`Io::suspend`], on the round taken out of its box.
+    fn suspend<T>(mut self, slots: &mut impl Slots, step: usize) -> Flow<T> {
         if let Some(error) = self.failed.take() {
             return Flow::Fail(error);
         }
@@ -501,7 +528,7 @@ impl Io {
     }
 }
 
-impl Io {
+impl Round {
     /// The token holds the carried bytes base64-encoded: once they alone are past the sealer's
     /// cap, saving stops instead of encoding the remaining locals (a handler's step and a
     /// helper's frame alike).
