@@ -2,6 +2,10 @@
 //! counters through the [`metrics`] facade, which cost nothing until the server installs a
 //! recorder (e.g. a Prometheus exporter).
 //!
+//! Each round's own events are at debug, as per-request events usually are: at info a busy
+//! server formatted and wrote two lines per round, about 8% of the instructions of a whole
+//! 2026-07-28 flow in the example, and flooded its log. Rejections stay at warn.
+//!
 //! | counter | labels | counts |
 //! |---|---|---|
 //! | `mrtr_rounds_total` | `handler`, `era` | rounds opened (first rounds and resumptions) |
@@ -97,13 +101,13 @@ pub(crate) fn round_opened(
     resumed_from: Option<&str>,
     answered: &[&str],
 ) {
-    tracing::info!(target: "mrtr", handler, era, resumed_from = resumed_from.unwrap_or("start"), answered = ?answered, "round");
+    tracing::debug!(target: "mrtr", handler, era, resumed_from = resumed_from.unwrap_or("start"), answered = ?answered, "round");
     metrics::counter!("mrtr_rounds_total", "handler" => handler, "era" => era).increment(1);
 }
 
 /// A round ended with `input_required` at `step`, asking `keys`.
 pub(crate) fn suspended(handler: &'static str, step: &'static str, keys: &[&str]) {
-    tracing::info!(target: "mrtr", handler, suspended_at = step, asked = ?keys, "round suspended");
+    tracing::debug!(target: "mrtr", handler, suspended_at = step, asked = ?keys, "round suspended");
     metrics::counter!("mrtr_suspensions_total", "handler" => handler, "step" => step).increment(1);
 }
 
