@@ -32,4 +32,4 @@ pub use respond::{
     IntoReadResourceResponse, IntoResponse, PromptOutcome, respond, respond_local, respond_steps,
 };
 pub use round::{Io, Missing};
-pub use stepped::{Callee, Mailbox, Pause, Runner, Steps, Turn, callee, runner};
+pub use stepped::{Callee, Mailbox, Pause, Runner, Steps, Turn, callee};

@@ -37,6 +37,16 @@ pub struct Pause<'a> {
     callee: Option<Callee<'a>>,
 }
 
+impl<'a> Pause<'a> {
+    /// A helper site reached with no value yet: the driver runs `callee` on the `Io`, and the
+    /// next call comes back to the same site.
+    pub fn enter<T, E>(&mut self, io: Io, callee: Callee<'a>) -> Result<Flow<T>, E> {
+        self.io = Some(io);
+        self.callee = Some(callee);
+        Ok(Flow::Paused)
+    }
+}
+
 /// The machine a handler's step function enters at a helper site: a boxed future borrowing
 /// its inputs, which the `#[mrtr_helper]` machine already is. Its first argument only bounds
 /// `'x` by `'a` (a `&'x &'a ()` is well-formed only where `'a: 'x`), so that a method helper's
@@ -52,23 +62,6 @@ pub type Runner<'a, C, R> = Box<
         + Send
         + 'a,
 >;
-
-/// Boxes a site's runner; generic so that the closure's higher-ranked signature is inferred
-/// from this bound at the site.
-pub fn runner<'a, C, R, F>(run: F) -> Runner<'a, C, R>
-where
-    F: for<'x> FnOnce(
-            &'x &'a (),
-            &'x str,
-            &'x mut Option<C>,
-            &'x mut Option<Frame>,
-            &'x mut Io,
-        ) -> BoxFuture<'x, Option<R>>
-        + Send
-        + 'a,
-{
-    Box::new(run)
-}
 
 /// Where a helper site's callee leaves its frame and value for the site's next call: the
 /// callee runs inside the driver, outside the step function's borrow of its own slots. Empty
@@ -172,19 +165,6 @@ impl Turn {
             return Ok(Flow::Paused);
         }
         Ok(io.suspend(slots, step))
-    }
-
-    /// A helper site reached with no value yet: the driver runs `callee` on the `Io`, and the
-    /// next call comes back to the same site.
-    pub fn enter<'a, T, E>(
-        &mut self,
-        io: Io,
-        pause: &mut Pause<'a>,
-        callee: Callee<'a>,
-    ) -> Result<Flow<T>, E> {
-        pause.io = Some(io);
-        pause.callee = Some(callee);
-        Ok(Flow::Paused)
     }
 }
 

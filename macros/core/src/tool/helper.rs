@@ -330,7 +330,7 @@ fn emit(method: &ImplItemFn, params: &[Param], ret: &Type, machine: &Gen<'_>) ->
     let bounds = receiver_bound.into_iter().chain(sent_params).collect();
     let where_clause = run_where(where_clause, bounds);
     // A boxed future rather than an `async fn`, so that a step function's site can hand the
-    // function itself to the runtime (`mrtr`'s `runner`): one instance per helper, not a
+    // function itself to the runtime (`mrtr`'s `callee`): one instance per helper, not a
     // closure per site. `'__mrtr_x` is every input's borrow; the first argument only bounds it
     // by the caller's `'__mrtr_a`.
     let run_fn = quote_spanned! {name.span()=>

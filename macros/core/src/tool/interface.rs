@@ -175,11 +175,6 @@ fn registered_fn(handler: &Handler<'_>, stepped: bool) -> TokenStream {
     let body_fn = body_fn_name(method);
     let (receiver_param, receiver_arg, lifetime) = receiver(method);
     let (call_ty, response) = request_kind(handler);
-    let respond = if handler.local {
-        quote!(respond_local)
-    } else {
-        quote!(respond)
-    };
     let context = trailing_context(handler);
     let params = typed_params(method)
         .enumerate()
@@ -201,38 +196,46 @@ fn registered_fn(handler: &Handler<'_>, stepped: bool) -> TokenStream {
         &lifetime,
         quote!(::core::result::Result<#response, #rt::rmcp::ErrorData>),
     );
-    if stepped {
-        return quote_spanned! {name.span()=>
-            #(#attrs)*
-            #vis fn #name(#receiver_param __mrtr_call: #rt::#call_ty, #(#params),*) -> #returned {
-                #rt::respond_steps::<#ret, _>(
-                    __mrtr_call.open(const { &Self::#handler_const } #context_arg),
-                    Self::#body_fn(#receiver_arg #(#forwarded),*),
-                )
-            }
+    // A step function is handed over as it is; an `async fn` body is started on the opened
+    // round, boxed. Spanned at the method's name, as the whole method is: a body future that
+    // is not `Send` is reported there.
+    let (respond, body) = if stepped {
+        (
+            quote!(respond_steps),
+            quote_spanned!(name.span()=> Self::#body_fn(#receiver_arg #(#forwarded),*)),
+        )
+    } else {
+        let respond = if handler.local {
+            quote!(respond_local)
+        } else {
+            quote!(respond)
         };
-    }
+        let body = quote_spanned! {name.span()=>
+            ::std::boxed::Box::new(move |__mrtr_io| {
+                ::std::boxed::Box::pin(Self::#body_fn(#receiver_arg __mrtr_io, #(#forwarded),*))
+            })
+        };
+        (respond, body)
+    };
     quote_spanned! {name.span()=>
         #(#attrs)*
         #vis fn #name(#receiver_param __mrtr_call: #rt::#call_ty, #(#params),*) -> #returned {
             #rt::#respond::<#ret, _>(
                 __mrtr_call.open(const { &Self::#handler_const } #context_arg),
-                ::std::boxed::Box::new(move |__mrtr_io| {
-                    ::std::boxed::Box::pin(Self::#body_fn(#receiver_arg __mrtr_io, #(#forwarded),*))
-                }),
+                #body,
             )
         }
     }
 }
 
-/// The hidden `async fn` holding the state machine, with the user's lint levels; it starts on
-/// the round `respond` opened.
+/// The hidden function holding the state machine, with the user's lint levels: a step
+/// function, or an `async fn` that starts on the round `respond` opened.
 fn body_fn(handler: &Handler<'_>, machine: &Gen<'_>) -> TokenStream {
     let rt = crate::runtime();
     let method = handler.method;
     let (ret, name) = (&handler.ret, &method.sig.ident);
     let body_fn = body_fn_name(method);
-    let (receiver_param, _, _) = receiver(method);
+    let (receiver_param, _, lifetime) = receiver(method);
     // A refilled parameter's pattern is bound in each arm that needs it (`params.rs`).
     let params = typed_params(method).enumerate().map(|(i, t)| {
         if machine.plan.refilled.iter().any(|r| r.arg == i) {
@@ -245,22 +248,20 @@ fn body_fn(handler: &Handler<'_>, machine: &Gen<'_>) -> TokenStream {
     });
     let lints = lint_levels(method);
     let lowered = machine.body_tokens();
-    if machine.plan.stepped {
-        let (_, _, lifetime) = receiver(method);
-        return quote_spanned! {name.span()=>
-            #[doc(hidden)]
-            #(#lints)*
-            fn #body_fn(#receiver_param #(#params),*) -> #rt::Steps<#lifetime, #ret> {
-                #lowered
-            }
-        };
-    }
+    // A step function returns its closure; an `async fn` body starts on the opened round.
+    let (asyncness, io_param, returned) = if machine.plan.stepped {
+        (None, None, quote!(#rt::Steps<#lifetime, #ret>))
+    } else {
+        (
+            Some(quote!(async)),
+            Some(quote!(mut __mrtr_io: #rt::Io,)),
+            quote!(#rt::Lifted<#ret>),
+        )
+    };
     quote_spanned! {name.span()=>
         #[doc(hidden)]
         #(#lints)*
-        async fn #body_fn(#receiver_param mut __mrtr_io: #rt::Io, #(#params),*)
-            -> #rt::Lifted<#ret>
-        {
+        #asyncness fn #body_fn(#receiver_param #io_param #(#params),*) -> #returned {
             #lowered
         }
     }

@@ -115,7 +115,7 @@ const BORROWING_METHODS: &[&str] = &[
 ];
 
 /// Macros whose arguments are only borrowed.
-const BORROWING_MACROS: &[&str] = &[
+pub(super) const BORROWING_MACROS: &[&str] = &[
     "assert",
     "assert_eq",
     "assert_ne",

@@ -13,6 +13,7 @@ use proc_macro2::{Delimiter, TokenStream, TokenTree};
 use quote::ToTokens;
 
 use super::ir::Body;
+use super::params::BORROWING_MACROS;
 use super::parse::{Handler, Kind};
 
 pub fn stepped(handler: &Handler<'_>, body: &Body) -> bool {
@@ -22,41 +23,30 @@ pub fn stepped(handler: &Handler<'_>, body: &Body) -> bool {
         && !awaits(handler.method.block.to_token_stream())
 }
 
-/// Macros known not to await, whose input is read like the body's own tokens. Any other macro
-/// (`tokio::select!`, `join!`, a user's own) may expand to an `.await` and keeps the `async fn`.
-const PLAIN_MACROS: &[&str] = &[
-    "assert",
-    "assert_eq",
-    "assert_ne",
+/// Macros known not to await beyond the formatting and assertion macros that only borrow their
+/// arguments (`params::BORROWING_MACROS`, which await nothing either); the input of each is read
+/// like the body's own tokens. Any other macro (`tokio::select!`, `join!`, a user's own) may
+/// expand to an `.await` and keeps the `async fn`.
+const OTHER_PLAIN_MACROS: &[&str] = &[
     "bail",
     "concat",
     "dbg",
-    "debug",
-    "debug_assert",
-    "debug_assert_eq",
-    "debug_assert_ne",
     "ensure",
-    "eprint",
-    "eprintln",
-    "error",
-    "format",
-    "format_args",
-    "info",
     "json",
     "matches",
-    "panic",
-    "print",
-    "println",
     "stringify",
     "todo",
-    "trace",
     "unimplemented",
     "unreachable",
     "vec",
-    "warn",
-    "write",
-    "writeln",
 ];
+
+fn plain_macro(name: &proc_macro2::Ident) -> bool {
+    BORROWING_MACROS
+        .iter()
+        .chain(OTHER_PLAIN_MACROS)
+        .any(|m| name == m)
+}
 
 /// Keywords a `!` can follow without making a macro call (`if !(..)`, `return !x`).
 const KEYWORDS: &[&str] = &[
@@ -86,7 +76,7 @@ fn awaits(tokens: TokenStream) -> bool {
                     i += 3;
                     continue;
                 }
-                if !PLAIN_MACROS.iter().any(|m| id == m) {
+                if !plain_macro(id) {
                     return true;
                 }
             }

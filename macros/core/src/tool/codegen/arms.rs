@@ -180,7 +180,7 @@ impl Gen<'_> {
         let call = Self::helper_call(&key.key);
         let frame = self.frame_slot(site);
         let callee = &helper.callee;
-        if self.plan.stepped {
+        let value = if self.plan.stepped {
             // The driver runs the callee between two calls of the step function; the site's
             // next call finds its value in the mailbox.
             let rt = rt();
@@ -194,23 +194,21 @@ impl Gen<'_> {
             } else {
                 quote!(#callee)
             };
-            return quote! {
-                let ::core::option::Option::Some(__mrtr_a0) = (match #mailbox.received(&mut #frame.value) {
+            quote! {
+                (match #mailbox.received(&mut #frame.value) {
                     ::core::option::Option::Some(__mrtr_v) => __mrtr_v,
                     ::core::option::Option::None => {
                         let __mrtr_callee = #rt::callee(#wire, &mut #call, &mut #frame.value, &mut #mailbox,
-                            #rt::runner(#runner));
-                        return __mrtr_turn.enter(__mrtr_io, __mrtr_pause, __mrtr_callee);
+                            ::std::boxed::Box::new(#runner));
+                        return __mrtr_pause.enter(__mrtr_io, __mrtr_callee);
                     }
-                }) else {
-                    break '__mrtr_dispatch #site;
-                };
-            };
-        }
+                })
+            }
+        } else {
+            quote!(#callee(&&(), #wire, &mut #call, &mut #frame.value, &mut __mrtr_io).await)
+        };
         quote! {
-            let ::core::option::Option::Some(__mrtr_a0) =
-                #callee(&&(), #wire, &mut #call, &mut #frame.value, &mut __mrtr_io).await
-            else {
+            let ::core::option::Option::Some(__mrtr_a0) = #value else {
                 break '__mrtr_dispatch #site;
             };
         }
