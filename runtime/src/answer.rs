@@ -80,11 +80,37 @@ pub fn decode<T: DeserializeOwned>(
     }
 }
 
-/// `ElicitResult`: `{action, content?}`.
+/// `ElicitResult`: `{action, content?}`. Only the last step depends on `T`: the checks are one
+/// function for every answer type, not a copy per type in the hot code.
 fn decode_elicitation<T: DeserializeOwned>(
     request: &InputRequest,
     raw: &Value,
 ) -> Result<Answer<T>, String> {
+    let decoded = match elicited(request, raw)? {
+        Elicited::Decline => return Ok(Answer::Decline),
+        Elicited::Cancel => return Ok(Answer::Cancel),
+        Elicited::Content(content) => T::deserialize(content),
+        Elicited::Nothing => T::deserialize(Value::Null),
+        Elicited::NoFields => T::deserialize(Value::Object(Map::new())),
+    };
+    decoded
+        .map(Answer::Accept)
+        .map_err(|e| format!("accepted content does not fit the requested form: {e}"))
+}
+
+/// What an elicitation answer asks to decode, once its action and form are checked.
+enum Elicited<'a> {
+    Decline,
+    Cancel,
+    Content(&'a Value),
+    /// A URL answer: nothing beyond the consent.
+    Nothing,
+    /// A form answer without content: an all-optional form still decodes from `{}`, a form
+    /// with required fields then fails and is asked again.
+    NoFields,
+}
+
+fn elicited<'a>(request: &InputRequest, raw: &'a Value) -> Result<Elicited<'a>, String> {
     let object = raw
         .as_object()
         .ok_or_else(|| format!("an elicitation answer must be an object, got {}", kind(raw)))?;
@@ -94,35 +120,26 @@ fn decode_elicitation<T: DeserializeOwned>(
     match action.as_str() {
         Some("accept") => {}
         // Whatever content came with a refusal is not consent to anything: drop it.
-        Some("decline") => return Ok(Answer::Decline),
-        Some("cancel") => return Ok(Answer::Cancel),
+        Some("decline") => return Ok(Elicited::Decline),
+        Some("cancel") => return Ok(Elicited::Cancel),
         Some(other) => return Err(format!("unknown elicitation action `{}`", truncated(other))),
         None => return Err(format!("`action` must be a string, got {}", kind(action))),
     }
     let content = object.get("content").filter(|c| !c.is_null());
-    let decoded = if request.is_url_elicitation() {
-        // A URL answer has no content (spec, elicitation: URL mode): accept only says the user agreed to open the
-        // URL. An empty object is tolerated as "no content".
-        match content {
-            Some(Value::Object(map)) if map.is_empty() => T::deserialize(Value::Null),
-            Some(content) => T::deserialize(content),
-            None => T::deserialize(Value::Null),
-        }
-    } else {
-        if let Some(schema) = request.param("requestedSchema") {
-            let empty = Value::Object(Map::new());
-            crate::elicit::check_content(schema, content.unwrap_or(&empty))?;
-        }
-        match content {
-            Some(content) => T::deserialize(content),
-            // An all-optional form may come back without content; a form with required
-            // fields then fails to decode and is asked again.
-            None => T::deserialize(Value::Object(Map::new())),
-        }
-    };
-    decoded
-        .map(Answer::Accept)
-        .map_err(|e| format!("accepted content does not fit the requested form: {e}"))
+    if request.is_url_elicitation() {
+        // A URL answer has no content (spec, elicitation: URL mode): accept only says the user
+        // agreed to open the URL. An empty object is tolerated as "no content".
+        return Ok(match content {
+            Some(Value::Object(map)) if map.is_empty() => Elicited::Nothing,
+            Some(content) => Elicited::Content(content),
+            None => Elicited::Nothing,
+        });
+    }
+    if let Some(schema) = request.param("requestedSchema") {
+        let empty = Value::Object(Map::new());
+        crate::elicit::check_content(schema, content.unwrap_or(&empty))?;
+    }
+    Ok(content.map_or(Elicited::NoFields, Elicited::Content))
 }
 
 /// `CreateMessageResult`: the model's message. There is no refusal variant: a client that will

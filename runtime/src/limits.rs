@@ -103,6 +103,19 @@ fn keys_len<'a>(keys: impl Iterator<Item = &'a String>) -> usize {
 /// A JSON string as `serde_json` escapes it: quotes, backslash and the five short escapes take
 /// two bytes, other control characters six (`\u001f`), everything else its UTF-8 bytes.
 fn string_len(text: &str) -> usize {
+    // Nearly every string needs no escape: one pass the compiler vectorizes finds that out,
+    // and only a string with an escape pays for the exact count.
+    let escapes = text.bytes().fold(false, |seen, byte| {
+        seen | (byte < 0x20) | (byte == b'"') | (byte == b'\\')
+    });
+    if !escapes {
+        return 2 + text.len();
+    }
+    escaped_len(text)
+}
+
+#[cold]
+fn escaped_len(text: &str) -> usize {
     2 + text
         .bytes()
         .map(|byte| match byte {
@@ -114,6 +127,9 @@ fn string_len(text: &str) -> usize {
 }
 
 /// Numbers are formatted by `serde_json` itself (integers and shortest floats), into a counter.
+/// Out of line: the formatting code is larger than the rest of the walk, and answers are
+/// mostly strings and booleans.
+#[inline(never)]
 fn number_len(number: &serde_json::Number) -> usize {
     let mut counter = ByteCounter(0);
     // Writing to a counter cannot fail.

@@ -11,6 +11,7 @@
 use std::sync::LazyLock;
 use std::time::Duration;
 
+use mrtr::replay::IdempotencyKey;
 use mrtr_examples::ops::{
     DeployPlan, Ops, cannot_confirm_waves, render_incident_digest, rollout_done, rollout_stopped,
     rollout_waves,
@@ -137,6 +138,7 @@ impl Baseline {
             return Ok(text(cannot_elicit(&args.service)).into());
         }
         let bind = bind("deploy_service", &args);
+        let effects = self.ops.idempotent(state.as_deref().map(state_key));
         let step = match state {
             None => {
                 let plan = self.ops.build_deploy_plan(&args.service).await?;
@@ -179,8 +181,7 @@ impl Baseline {
             );
         };
         let environment = target.environment.as_str();
-        let url = self
-            .ops
+        let url = effects
             .run_deploy(&args.service, environment, &plan.id)
             .await?;
         Ok(text(format!("Deployed {} to {environment}: {url}", args.service)).into())
@@ -260,6 +261,7 @@ impl Baseline {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let bind = bind("summarize_incidents", &args);
+        let effects = self.ops.idempotent(state.as_deref().map(state_key));
         let digest_key = match state {
             Some(sealed) => {
                 let SummaryStep::AwaitingSummary { digest_key } = self.open(&sealed, &bind)?;
@@ -290,12 +292,23 @@ impl Baseline {
         };
         match sampled_text(&reply.message.content.clone().into_vec()) {
             Some(summary) => {
-                self.ops.record_summary(&digest_key, &summary).await?;
+                effects.record_summary(&digest_key, &summary).await?;
                 Ok(text(summary).into())
             }
             None => Ok(text("Unusable sampling response. Nothing was recorded.").into()),
         }
     }
+}
+
+/// The key a resumed round's effects are made under: the same for every presentation of one
+/// token, as mrtr's `StepKey` is, so a retried state gets the first run's answer instead of a
+/// second deploy. The example's effects go through the same idempotency record this way; without
+/// it the baseline would skip work the example does.
+fn state_key(sealed: &str) -> IdempotencyKey {
+    let digest = Sha256::digest(sealed.as_bytes());
+    let mut key = [0; 16];
+    key.copy_from_slice(&digest[..16]);
+    IdempotencyKey(key)
 }
 
 impl Baseline {

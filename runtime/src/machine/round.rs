@@ -39,6 +39,12 @@ const FAILED: usize = usize::MAX;
 #[derive(Debug)]
 pub struct Missing;
 
+/// A legacy client's refusal of an ask, as the answer it stands for.
+enum Refusal {
+    Cancel,
+    Decline,
+}
+
 enum Mode {
     /// 2026-07-28: suspensions are sealed into `requestState`.
     Modern {
@@ -359,27 +365,47 @@ impl Round {
         _marker: &PhantomData<T>,
         key: &str,
     ) -> Result<Answer<T>, Missing> {
+        let mut decoded = None;
+        let refused = self.take_erased(key, &mut |request, raw| {
+            decoded = Some(answer::decode::<T>(request, raw)?);
+            Ok(())
+        })?;
+        match (refused, decoded) {
+            (Some(Refusal::Cancel), _) => Ok(Answer::Cancel),
+            (Some(Refusal::Decline), _) => Ok(Answer::Decline),
+            (None, Some(answer)) => Ok(answer),
+            (None, None) => Err(Missing),
+        }
+    }
+
+    /// [`Self::take`] but for the decoding, which `decode` does (and keeps): one copy of the
+    /// lookups for every answer type.
+    fn take_erased(
+        &mut self,
+        key: &str,
+        decode: &mut dyn FnMut(&InputRequest, &Value) -> Result<(), String>,
+    ) -> Result<Option<Refusal>, Missing> {
         let wire = self.wire_key(key);
         let key: &str = &wire;
         let request = self.pending.get(key).ok_or(Missing)?;
         if let Some(reason) = self.refused.remove(key) {
             tracing::debug!(target: "mrtr", key, %reason, "legacy client refused the request");
             // A dismissed elicitation is a cancel; a refused sampling or roots request, a decline.
-            return Ok(match request.method {
-                crate::request::InputMethod::Elicitation => Answer::Cancel,
-                _ => Answer::Decline,
-            });
+            return Ok(Some(match request.method {
+                crate::request::InputMethod::Elicitation => Refusal::Cancel,
+                _ => Refusal::Decline,
+            }));
         }
         if let Some(raw) = self.answered.get(key)
-            && let Ok(answer) = answer::decode(request, raw)
+            && decode(request, raw).is_ok()
         {
-            return Ok(answer);
+            return Ok(None);
         }
         let raw = self.incoming.remove(key).ok_or(Missing)?;
-        match answer::decode(request, &raw) {
-            Ok(answer) => {
+        match decode(request, &raw) {
+            Ok(()) => {
                 self.answered.insert(key.to_owned(), raw);
-                Ok(answer)
+                Ok(None)
             }
             Err(reason) => {
                 tracing::debug!(target: "mrtr", key, %reason, "input response does not decode; asking again");
@@ -493,24 +519,34 @@ impl Round {
     }
 
     /// [`Io::suspend`], on the round taken out of its box.
-    fn suspend<T>(mut self, slots: &mut impl Slots, step: usize) -> Flow<T> {
+    fn suspend<T>(self, slots: &mut impl Slots, step: usize) -> Flow<T> {
+        match self.suspension(slots, step) {
+            Ok(suspension) => Flow::Suspend(suspension),
+            Err(error) => Flow::Fail(error),
+        }
+    }
+
+    /// The suspension itself, one function for every handler (only [`Self::suspend`]'s thin
+    /// wrapper is a copy per result type).
+    fn suspension(
+        mut self,
+        slots: &mut dyn Slots,
+        step: usize,
+    ) -> Result<Box<Suspension>, MrtrError> {
         if let Some(error) = self.failed.take() {
-            return Flow::Fail(error);
+            return Err(error);
         }
         let Some(info) = self.handler.steps.get(step) else {
-            return Flow::Fail(MrtrError::Internal(format!(
+            return Err(MrtrError::Internal(format!(
                 "mrtr lowering bug: no step {step}"
             )));
         };
-        let carried = match save_carried(slots, info, self.carried_cap()) {
-            Ok(carried) => carried,
-            Err(error) => return Flow::Fail(error),
-        };
+        let carried = save_carried(slots, info, self.carried_cap())?;
         let fingerprint = step_fingerprint(info.layout, slots, info.mask);
         let Mode::Modern { runtime, binding } = self.mode else {
-            return Flow::Fail(MrtrError::Internal("a legacy round suspended".into()));
+            return Err(MrtrError::Internal("a legacy round suspended".into()));
         };
-        Flow::Suspend(Box::new(Suspension {
+        Ok(Box::new(Suspension {
             handler: self.handler.path,
             step: info.name,
             runtime,
@@ -633,7 +669,7 @@ fn restore_step(
 
 /// The locals step `info` carries, encoded in its slot order; refused once their base64 form
 /// alone is past `cap`, before the remaining locals are encoded.
-fn save_carried(slots: &mut impl Slots, info: &StepInfo, cap: usize) -> Result<Vec<u8>, MrtrError> {
+fn save_carried(slots: &mut dyn Slots, info: &StepInfo, cap: usize) -> Result<Vec<u8>, MrtrError> {
     let mut carried = Vec::new();
     let mut failure = None;
     each_selected(slots, info.mask, |i, slot| {
