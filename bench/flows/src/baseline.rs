@@ -314,30 +314,31 @@ fn state_key(sealed: &str) -> IdempotencyKey {
 impl Baseline {
     /// Opens a step sealed for this tool and these arguments; every failure is one -32602.
     fn open<T: DeserializeOwned>(&self, sealed: &str, bind: &[u8]) -> Result<T, ErrorData> {
-        let opened = match self.state_padding {
-            None => self.codec.open_json_with(sealed, bind),
-            Some(_) => (self.codec)
-                .open_json_with::<Padded<T, IgnoredAny>>(sealed, bind)
-                .map(|padded| padded.step),
-        };
-        opened.map_err(|_| {
-            ErrorData::invalid_params(
-                "requestState is invalid, expired or does not belong to this request",
-                None,
-            )
-        })
+        self.codec
+            .open_json_with::<Envelope<T, IgnoredAny>>(sealed, bind)
+            .map(|envelope| envelope.step)
+            .map_err(|_| {
+                ErrorData::invalid_params(
+                    "requestState is invalid, expired or does not belong to this request",
+                    None,
+                )
+            })
     }
 
     /// Seals `step` for this tool and these arguments.
     fn seal<T: Serialize>(&self, step: &T, bind: &[u8]) -> Result<String, ErrorData> {
         let options = SealOptions::new().associated_data(bind).ttl(STATE_TTL);
-        let sealed = match &self.state_padding {
-            None => self.codec.seal_json_with(step, &options),
-            Some(pad) => self
-                .codec
-                .seal_json_with(&Padded { step, pad: &**pad }, &options),
+        let mut id = [0u8; 8];
+        getrandom::fill(&mut id)
+            .map_err(|error| ErrorData::internal_error(error.to_string(), None))?;
+        let envelope = Envelope {
+            step,
+            id: u64::from_le_bytes(id),
+            pad: self.state_padding.as_deref(),
         };
-        sealed.map_err(|error| ErrorData::internal_error(error.to_string(), None))
+        self.codec
+            .seal_json_with(&envelope, &options)
+            .map_err(|error| ErrorData::internal_error(error.to_string(), None))
     }
 
     /// Ends the round with `input_required`: one request under `key` and the sealed step.
@@ -354,11 +355,17 @@ impl Baseline {
     }
 }
 
-/// A step sealed with filler beside it (`Baseline::with_state_padding`).
+/// What the baseline seals beside its step. rmcp's codec is deterministic (the same step in
+/// the same second is the same token), so a random id makes every token its own, and with it
+/// the key a resumed round's effects are made under ([`state_key`]): two flows deploying the
+/// same plan are two deploys, as under mrtr, whose tokens each have their own nonce. The
+/// filler is `Baseline::with_state_padding`'s.
 #[derive(Serialize, Deserialize)]
-struct Padded<T, P> {
+struct Envelope<T, P> {
     step: T,
-    pad: P,
+    id: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pad: Option<P>,
 }
 
 /// Bytes of filler the `rmcp_baseline` binary seals beside each step (default 0).
@@ -468,6 +475,25 @@ mod tests {
     fn baseline(padding: usize) -> Baseline {
         Baseline::new(Ops::new(), std::sync::Arc::new(codec()))
             .with_state_padding(Baseline::state_padding(padding))
+    }
+
+    /// The same presented state deploys once, as the example's `StepKey` does; another
+    /// state is another deploy.
+    #[tokio::test]
+    async fn a_state_presented_twice_deploys_once() {
+        let ops = Ops::new();
+        let plain = baseline(0);
+        let first = plain.seal(&Step { plan: "p".into() }, b"bind").unwrap();
+        let second = plain.seal(&Step { plan: "p".into() }, b"bind").unwrap();
+        assert_ne!(first, second, "every seal is a new token");
+        for token in [&first, &first, &second] {
+            ops.idempotent(Some(state_key(token)))
+                .run_deploy("api", "staging", "p")
+                .await
+                .unwrap();
+        }
+        assert_eq!(ops.count("deploy"), 2, "{:?}", ops.log());
+        assert_eq!(ops.count("already deploy"), 1, "{:?}", ops.log());
     }
 
     #[test]
