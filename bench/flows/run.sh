@@ -3,6 +3,8 @@
 # staged_rollout flows from one load generator (32 kept-alive connections) against
 #   - the mrtr example (examples/deploy_service),
 #   - the same tools written by hand on plain rmcp 3.11 (bench/flows/src/baseline.rs),
+#   - the example's server set as that baseline is: sign-only state, no pre-scan
+#     (src/bin/mrtr_as_baseline.rs), which splits the port's cost from its defaults' cost,
 #   - the python-sdk 2.3 and TypeScript SDK 2.4 reference servers (bench/flows/servers/),
 # then the same flows on legacy sessions (live elicitation) against the mrtr example and the
 # legacy original. Prints the table and writes bench/flows/flows.svg.
@@ -54,6 +56,7 @@ fi
 exec "$TARGET/flows" "${RUN[@]}" \
     --server "mrtr example=$TARGET/examples/deploy_service --http {addr}" \
     --server "rmcp by hand=$TARGET/rmcp_baseline --http {addr}" \
+    --server "mrtr (h1 state, no pre-scan)=$TARGET/mrtr_as_baseline --http {addr}" \
     --server "python-sdk 2.3=$INTEROP_PYTHON bench/flows/servers/python_server.py {port}" \
     --server "TypeScript SDK 2.4=$NODE22/node bench/flows/servers/ts_server.ts {port}" \
     --legacy "mrtr example=$TARGET/examples/deploy_service --http {addr}" \
