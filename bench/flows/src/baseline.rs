@@ -9,6 +9,7 @@
 #![allow(deprecated)] // sampling is deprecated by SEP-2577 but still part of 2026-07-28
 
 use std::sync::LazyLock;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use mrtr::replay::IdempotencyKey;
@@ -328,12 +329,9 @@ impl Baseline {
     /// Seals `step` for this tool and these arguments.
     fn seal<T: Serialize>(&self, step: &T, bind: &[u8]) -> Result<String, ErrorData> {
         let options = SealOptions::new().associated_data(bind).ttl(STATE_TTL);
-        let mut id = [0u8; 8];
-        getrandom::fill(&mut id)
-            .map_err(|error| ErrorData::internal_error(error.to_string(), None))?;
         let envelope = Envelope {
             step,
-            id: u64::from_le_bytes(id),
+            id: NEXT_SEAL_ID.fetch_add(1, Ordering::Relaxed),
             pad: self.state_padding.as_deref(),
         };
         self.codec
@@ -356,7 +354,7 @@ impl Baseline {
 }
 
 /// What the baseline seals beside its step. rmcp's codec is deterministic (the same step in
-/// the same second is the same token), so a random id makes every token its own, and with it
+/// the same second is the same token), so an id unique per seal makes every token its own, and with it
 /// the key a resumed round's effects are made under ([`state_key`]): two flows deploying the
 /// same plan are two deploys, as under mrtr, whose tokens each have their own nonce. The
 /// filler is `Baseline::with_state_padding`'s.
@@ -367,6 +365,14 @@ struct Envelope<T, P> {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pad: Option<P>,
 }
+
+/// Each seal's id: unique is all it needs to be, so a counter from a random start (one system
+/// call per process, as mrtr draws its nonces), not a `getrandom` call per seal.
+static NEXT_SEAL_ID: LazyLock<AtomicU64> = LazyLock::new(|| {
+    let mut start = [0u8; 8];
+    getrandom::fill(&mut start).expect("the system has a random source");
+    AtomicU64::new(u64::from_le_bytes(start))
+});
 
 /// Bytes of filler the `rmcp_baseline` binary seals beside each step (default 0).
 pub const STATE_PAD_VAR: &str = "RMCP_BASELINE_STATE_PAD";
