@@ -13,6 +13,8 @@ use std::fmt::Write as _;
 use serde_json::{Map, Number, Value};
 use sha2::{Digest, Sha256};
 
+use crate::limits::needs_escape;
+
 /// SHA-256 over the method, the target (tool name, prompt name or resource URI) and the
 /// canonical JSON of the arguments.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -151,8 +153,15 @@ fn write_entries<'a, W: Absorb>(
     }
 }
 
-/// serde_json's escaping, written where it goes.
+/// serde_json's escaping, written where it goes. A string without anything to escape (nearly
+/// all of them) is its own bytes between quotes, which skips serde_json's byte-by-byte walk.
 fn write_string<W: Absorb>(text: &str, out: &mut Canonical<W>) {
+    if !needs_escape(text) {
+        out.text("\"");
+        out.text(text);
+        out.text("\"");
+        return;
+    }
     // Writing a `str` to an infallible writer cannot fail.
     let _ = serde_json::to_writer(&mut *out, text);
 }

@@ -5,7 +5,7 @@
 //! Handlers read them through [`ClientCaps`] to degrade before asking; [`gate`] is the backstop
 //! that keeps an undeclared ask off the wire and names what is missing (-32021).
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use rmcp::handler::server::common::{AsRequestContext, FromContextPart};
 use serde_json::{Map, Value};
@@ -21,26 +21,112 @@ use crate::request::{InputMethod, InputRequest};
 ///
 /// Shared, not copied: a round reads them once, and the handler's parameter, the gate and the
 /// suspension hold the same value.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default)]
 pub struct ClientCaps {
-    declared: Arc<Value>,
+    declared: Arc<Declared>,
+}
+
+/// What a request declared: each capability the gate asks about, read once, and the
+/// declaration itself. rmcp hands over its typed model, which is turned into JSON only if a
+/// handler asks for [`ClientCaps::declared`]: most requests never do, and the conversion was
+/// most of what reading the capabilities cost.
+#[derive(Debug, Default)]
+struct Declared {
+    reads: Reads,
+    typed: Option<rmcp::model::ClientCapabilities>,
+    json: OnceLock<Value>,
+}
+
+/// The answers of the predicates, in the shape the gate reads them.
+#[derive(Clone, Copy, Debug, Default)]
+struct Reads {
+    elicitation: bool,
+    elicitation_form: bool,
+    elicitation_url: bool,
+    sampling: bool,
+    sampling_tools: bool,
+    sampling_context: bool,
+    roots: bool,
+}
+
+impl Reads {
+    fn of_value(declared: &Value) -> Self {
+        let section = |name: &str| {
+            declared
+                .as_object()
+                .and_then(|o| o.get(name))
+                .filter(|v| !v.is_null())
+        };
+        let member = |name: &str, member: &str| {
+            section(name)
+                .and_then(Value::as_object)
+                .and_then(|s| s.get(member))
+                .is_some_and(|v| !v.is_null())
+        };
+        Reads {
+            elicitation: section("elicitation").is_some(),
+            // `elicitation: {}` declares form only (the 2025-06-18 shape).
+            elicitation_form: match section("elicitation") {
+                Some(Value::Object(e)) => e.contains_key("form") || !e.contains_key("url"),
+                _ => false,
+            },
+            elicitation_url: member("elicitation", "url"),
+            sampling: section("sampling").is_some(),
+            sampling_tools: member("sampling", "tools"),
+            sampling_context: member("sampling", "context"),
+            roots: section("roots").is_some(),
+        }
+    }
+
+    /// The same answers as [`Reads::of_value`] gives for the JSON of `declared`.
+    fn of_rmcp(declared: &rmcp::model::ClientCapabilities) -> Self {
+        let elicitation = declared.elicitation.as_ref();
+        let sampling = declared.sampling.as_ref();
+        Reads {
+            elicitation: elicitation.is_some(),
+            elicitation_form: elicitation.is_some_and(|e| e.form.is_some() || e.url.is_none()),
+            elicitation_url: elicitation.is_some_and(|e| e.url.is_some()),
+            sampling: sampling.is_some(),
+            sampling_tools: sampling.is_some_and(|s| s.tools.is_some()),
+            sampling_context: sampling.is_some_and(|s| s.context.is_some()),
+            roots: declared.roots.is_some(),
+        }
+    }
+}
+
+impl PartialEq for ClientCaps {
+    fn eq(&self, other: &Self) -> bool {
+        self.declared() == other.declared()
+    }
 }
 
 impl ClientCaps {
     /// Capabilities from a raw `ClientCapabilities` object; anything but an object declares
     /// nothing.
     pub fn from_value(declared: Value) -> Self {
-        Self {
-            declared: Arc::new(declared),
-        }
+        Self::new(Declared {
+            reads: Reads::of_value(&declared),
+            typed: None,
+            json: OnceLock::from(declared),
+        })
     }
 
     /// Capabilities from rmcp's model; `None` (nothing declared) allows no ask.
     pub fn from_rmcp(capabilities: Option<&rmcp::model::ClientCapabilities>) -> Self {
-        let declared = capabilities
-            .and_then(|c| serde_json::to_value(c).ok())
-            .unwrap_or_else(|| Value::Object(Map::new()));
-        Self::from_value(declared)
+        match capabilities {
+            Some(typed) => Self::new(Declared {
+                reads: Reads::of_rmcp(typed),
+                typed: Some(typed.clone()),
+                json: OnceLock::new(),
+            }),
+            None => Self::from_value(Value::Object(Map::new())),
+        }
+    }
+
+    fn new(declared: Declared) -> Self {
+        Self {
+            declared: Arc::new(declared),
+        }
     }
 
     /// The capabilities of the request `context` belongs to: read from rmcp's context once
@@ -52,61 +138,59 @@ impl ClientCaps {
         if let Some(caps) = context.extensions.get::<ClientCaps>() {
             return caps.clone();
         }
-        let caps = ClientCaps::from_rmcp(context.client_capabilities().as_ref());
+        let declared = context.client_capabilities();
+        let caps = match declared {
+            Some(typed) => Self::new(Declared {
+                reads: Reads::of_rmcp(&typed),
+                typed: Some(typed),
+                json: OnceLock::new(),
+            }),
+            None => Self::from_rmcp(None),
+        };
         context.extensions.insert(caps.clone());
         caps
     }
 
     /// The declared capabilities as sent.
     pub fn declared(&self) -> &Value {
-        &self.declared
+        let declared = &*self.declared;
+        declared.json.get_or_init(|| {
+            declared
+                .typed
+                .as_ref()
+                .and_then(|typed| serde_json::to_value(typed).ok())
+                .unwrap_or_else(|| Value::Object(Map::new()))
+        })
     }
 
     /// Form elicitation: `elicitation.form`, or `elicitation: {}`, which declares form only
     /// (the 2025-06-18 shape).
     pub fn elicitation_form(&self) -> bool {
-        match self.section("elicitation") {
-            Some(Value::Object(e)) => e.contains_key("form") || !e.contains_key("url"),
-            _ => false,
-        }
+        self.declared.reads.elicitation_form
     }
 
     /// URL-mode elicitation: `elicitation.url`.
     pub fn elicitation_url(&self) -> bool {
-        self.member("elicitation", "url")
+        self.declared.reads.elicitation_url
     }
 
     pub fn sampling(&self) -> bool {
-        self.section("sampling").is_some()
+        self.declared.reads.sampling
     }
 
     /// Sampling with `tools` / `toolChoice`: `sampling.tools`.
     pub fn sampling_tools(&self) -> bool {
-        self.member("sampling", "tools")
+        self.declared.reads.sampling_tools
     }
 
     /// Sampling with `includeContext` other than `"none"`: `sampling.context`.
     pub fn sampling_context(&self) -> bool {
-        self.member("sampling", "context")
+        self.declared.reads.sampling_context
     }
 
     /// `roots`; the legacy `{listChanged: true}` still counts (the conformance harness sends it).
     pub fn roots(&self) -> bool {
-        self.section("roots").is_some()
-    }
-
-    fn section(&self, name: &str) -> Option<&Value> {
-        self.declared
-            .as_object()?
-            .get(name)
-            .filter(|v| !v.is_null())
-    }
-
-    fn member(&self, section: &str, name: &str) -> bool {
-        self.section(section)
-            .and_then(Value::as_object)
-            .and_then(|s| s.get(name))
-            .is_some_and(|v| !v.is_null())
+        self.declared.reads.roots
     }
 }
 
@@ -144,7 +228,7 @@ impl Needs {
             let mut elicitation = Map::new();
             // `elicitation: {}` already means "form"; spell `form` out only when it must be told
             // apart from a declared URL-only elicitation or from a URL need in the same error.
-            let declared_any = caps.section("elicitation").is_some();
+            let declared_any = caps.declared.reads.elicitation;
             if self.form && (self.url || declared_any) {
                 elicitation.insert("form".into(), Value::Object(Map::new()));
             }

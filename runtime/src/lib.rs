@@ -121,7 +121,7 @@ pub mod __private_v0_1_0 {
         Call, Callee, Entry, Failing, Flow, Frame, FrameSlot, Handler, IntoReadResourceResponse,
         IntoResponse, Io, Lift, Lifted, Mailbox, Missing, Pause, Poll, PromptOutcome, Runner,
         Settle, StepInfo, Steps, Turn, callee, done, fail, finish, finish_option, finish_result,
-        frame_slot, respond, respond_local, respond_steps,
+        frame_slot, loop_key, respond, respond_local, respond_steps,
     };
     pub use crate::request::{elicit, elicit_url, roots, sample};
     pub use ::core;

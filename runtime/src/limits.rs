@@ -103,15 +103,19 @@ fn keys_len<'a>(keys: impl Iterator<Item = &'a String>) -> usize {
 /// A JSON string as `serde_json` escapes it: quotes, backslash and the five short escapes take
 /// two bytes, other control characters six (`\u001f`), everything else its UTF-8 bytes.
 fn string_len(text: &str) -> usize {
-    // Nearly every string needs no escape: one pass the compiler vectorizes finds that out,
-    // and only a string with an escape pays for the exact count.
-    let escapes = text.bytes().fold(false, |seen, byte| {
-        seen | (byte < 0x20) | (byte == b'"') | (byte == b'\\')
-    });
-    if !escapes {
+    // Nearly every string needs no escape: only a string with one pays for the exact count.
+    if !needs_escape(text) {
         return 2 + text.len();
     }
     escaped_len(text)
+}
+
+/// Whether JSON writes `text` other than byte for byte between quotes. One pass without an
+/// early exit, so the compiler vectorizes it: most strings have no escape to find.
+pub(crate) fn needs_escape(text: &str) -> bool {
+    text.bytes().fold(false, |seen, byte| {
+        seen | (byte < 0x20) | (byte == b'"') | (byte == b'\\')
+    })
 }
 
 #[cold]

@@ -218,3 +218,55 @@ fn the_gate_error_is_json_rpc_minus_32021_with_required_capabilities() {
         Some(json!({ "requiredCapabilities": { "sampling": {} } }))
     );
 }
+
+/// The predicates read rmcp's typed model directly; they must answer what they answer for the
+/// JSON that model serializes to, which is what a handler sees in `declared()`.
+#[test]
+fn typed_capabilities_answer_like_their_json() {
+    let declarations = [
+        json!({}),
+        json!({ "elicitation": {} }),
+        json!({ "elicitation": { "form": {} } }),
+        json!({ "elicitation": { "url": {} } }),
+        json!({ "elicitation": { "form": { "schemaValidation": true }, "url": {} } }),
+        json!({ "sampling": {} }),
+        json!({ "sampling": { "tools": {} } }),
+        json!({ "sampling": { "context": {}, "tools": {} } }),
+        json!({ "roots": { "listChanged": true } }),
+        json!({ "roots": {}, "experimental": { "x": {} }, "elicitation": { "form": null } }),
+    ];
+    let predicates = |c: &ClientCaps| {
+        [
+            c.elicitation_form(),
+            c.elicitation_url(),
+            c.sampling(),
+            c.sampling_tools(),
+            c.sampling_context(),
+            c.roots(),
+        ]
+    };
+    for declared in declarations {
+        let typed: rmcp::model::ClientCapabilities =
+            serde_json::from_value(declared.clone()).unwrap();
+        let from_typed = ClientCaps::from_rmcp(Some(&typed));
+        let from_json = caps(serde_json::to_value(&typed).unwrap());
+        assert_eq!(
+            predicates(&from_typed),
+            predicates(&from_json),
+            "{declared}"
+        );
+        assert_eq!(from_typed.declared(), from_json.declared(), "{declared}");
+        // The gate's error names the same missing capabilities either way.
+        let asks = [
+            form(),
+            url(),
+            roots().into_request(),
+            sampling(json!({ "tools": [] })),
+        ];
+        assert_eq!(
+            gate(&from_typed, &asks).err().map(|e| format!("{e:?}")),
+            gate(&from_json, &asks).err().map(|e| format!("{e:?}")),
+            "{declared}"
+        );
+    }
+}

@@ -33,3 +33,49 @@ pub struct StepInfo {
     /// step's layout fingerprint.
     pub layout: &'static str,
 }
+
+/// The wire key of an ask inside loops: `name#i0.i1`, the loops' indices outermost first.
+///
+/// Built at every ask and every resume of a per-iteration key, so it writes the digits itself
+/// instead of going through `format!`'s machinery, which cost several times the key's bytes.
+pub fn loop_key(name: &str, indices: &[usize]) -> String {
+    let mut key = String::with_capacity(name.len() + 1 + indices.len() * 4);
+    key.push_str(name);
+    for (position, &index) in indices.iter().enumerate() {
+        key.push(if position == 0 { '#' } else { '.' });
+        push_decimal(&mut key, index);
+    }
+    key
+}
+
+fn push_decimal(out: &mut String, mut value: usize) {
+    let mut digits = [0u8; 20];
+    let mut start = digits.len();
+    loop {
+        start -= 1;
+        digits[start] = b'0' + (value % 10) as u8;
+        value /= 10;
+        if value == 0 {
+            break;
+        }
+    }
+    // Only ASCII digits were written.
+    out.push_str(std::str::from_utf8(&digits[start..]).unwrap_or_default());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::loop_key;
+
+    #[test]
+    fn a_loop_key_is_what_the_documented_format_gives() {
+        for indices in [&[][..], &[0], &[7], &[10, 0], &[3, 1_000_000, usize::MAX]] {
+            let mut expected = "confirm".to_owned();
+            for (position, index) in indices.iter().enumerate() {
+                let separator = if position == 0 { '#' } else { '.' };
+                expected.push_str(&format!("{separator}{index}"));
+            }
+            assert_eq!(loop_key("confirm", indices), expected);
+        }
+    }
+}

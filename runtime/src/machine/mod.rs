@@ -26,7 +26,7 @@ pub use compose::{
     Call, Entry, Failing, Frame, FrameSlot, Poll, Settle, fail, finish, finish_option,
     finish_result, frame_slot,
 };
-pub use handler::{Handler, StepInfo};
+pub use handler::{Handler, StepInfo, loop_key};
 pub use lift::{Flow, Lift, Lifted, done};
 pub use respond::{
     IntoReadResourceResponse, IntoResponse, PromptOutcome, respond, respond_local, respond_steps,

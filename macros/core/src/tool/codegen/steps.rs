@@ -67,16 +67,6 @@ impl Gen<'_> {
             .collect()
     }
 
-    /// The wire key scheme of a site's key: `name`, `name#{}` or `name#{}.{}`.
-    pub fn key_scheme(&self, site: SiteId, key: &Ident) -> String {
-        let loops = self.body.sites[site].loops.len();
-        if loops == 0 {
-            key.to_string()
-        } else {
-            format!("{key}#{}", vec!["{}"; loops].join("."))
-        }
-    }
-
     /// The wire key as documented: `name`, `name#{i0}`, `name#{i0}.{i1}`.
     pub fn key_display(&self, site: SiteId, key: &Ident) -> String {
         let loops = &self.body.sites[site].loops;
@@ -133,23 +123,24 @@ impl Gen<'_> {
 
     /// The key expression at the ask site, where the loop counters are locals.
     pub(super) fn key_at_ask(&self, site: SiteId, key: &Ident) -> TokenStream {
-        let scheme = self.key_scheme(site, key);
+        let name = key.to_string();
         let loops = &self.body.sites[site].loops;
         if loops.is_empty() {
-            return quote!(#scheme);
+            return quote!(#name);
         }
         let counters = loops
             .iter()
             .map(|&c| self.local(self.body.constructs[c].kind.counter().expect("loop")));
-        quote!(::std::format!(#scheme, #(#counters),*))
+        let rt = rt();
+        quote!(#rt::loop_key(#name, &[#(#counters),*]))
     }
 
     /// The key expression in the resume arm, before anything is taken out of its slot.
     pub(super) fn key_at_resume(&self, site: SiteId, key: &Ident) -> TokenStream {
-        let scheme = self.key_scheme(site, key);
+        let name = key.to_string();
         let loops = &self.body.sites[site].loops;
         if loops.is_empty() {
-            return quote!(#scheme);
+            return quote!(#name);
         }
         let counters = loops.iter().map(|&c| {
             let b = self.body.constructs[c].kind.counter().expect("loop");
@@ -157,6 +148,7 @@ impl Gen<'_> {
             let wire = &self.binding(b).wire;
             self.or_bail(quote!(#slot.value), quote!(__mrtr_io.lost(#wire)))
         });
-        quote!(&::std::format!(#scheme, #(#counters),*))
+        let rt = rt();
+        quote!(&#rt::loop_key(#name, &[#(#counters),*]))
     }
 }
