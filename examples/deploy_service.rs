@@ -22,7 +22,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     init_tracing();
     let launch = Launch::from_args(std::env::args().skip(1))?;
     let runtime = install_runtime("deploy-service")?;
-    let ops = Ops::from_env()?;
+    let ops = Ops::from_env(runtime.state_ttl())?;
     if launch == Launch::Demo {
         return mrtr_examples::demo::play_deploy(Deployer::new(ops.clone()), &ops).await;
     }

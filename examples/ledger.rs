@@ -4,11 +4,12 @@
 //! again (`mrtr::replay`); handing the round's `StepKey` to the back end is what keeps its
 //! effect to one.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::io;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use mrtr::replay::IdempotencyKey;
 
@@ -19,7 +20,7 @@ pub const EFFECT_LEDGER_VAR: &str = "MRTR_EFFECT_LEDGER";
 #[derive(Clone)]
 pub enum Ledger {
     /// In this process: enough for one instance.
-    Memory(Arc<Mutex<HashMap<IdempotencyKey, String>>>),
+    Memory(Arc<Mutex<Remembered>>),
     /// In a directory every instance of a fleet shares, one file per key holding the effect's
     /// line and its answer. A file appears whole or not at all (written aside, then hard-linked
     /// into place, which fails if the key is there), so an instance killed mid-effect leaves
@@ -41,7 +42,44 @@ impl Default for Ledger {
     }
 }
 
+/// The in-process record: answers by key, and the keys in the order they were recorded, so
+/// that a long-running server forgets a key once no retry can name it again.
+#[derive(Default)]
+pub struct Remembered {
+    answers: HashMap<IdempotencyKey, String>,
+    recorded: VecDeque<(Instant, IdempotencyKey)>,
+    /// How long a key is kept; `None` keeps every key (tests that inspect the record).
+    forget_after: Option<Duration>,
+}
+
+impl Remembered {
+    fn forget_expired(&mut self, now: Instant) {
+        let Some(keep) = self.forget_after else {
+            return;
+        };
+        while let Some(&(at, key)) = self.recorded.front() {
+            if now.duration_since(at) < keep {
+                break;
+            }
+            self.answers.remove(&key);
+            self.recorded.pop_front();
+        }
+    }
+}
+
 impl Ledger {
+    /// A ledger in this process that forgets a key `forget_after` after recording it.
+    ///
+    /// A key is the step key of a presented `requestState`, so it can only come back while
+    /// that state still opens: give the state's lifetime plus the clocks' drift across the
+    /// fleet. Without this, a server that runs for days would keep every key it ever saw.
+    pub fn forgetting(forget_after: Duration) -> Self {
+        Ledger::Memory(Arc::new(Mutex::new(Remembered {
+            forget_after: Some(forget_after),
+            ..Remembered::default()
+        })))
+    }
+
     /// A ledger in `dir`, created if missing.
     pub fn shared(dir: impl Into<PathBuf>) -> io::Result<Self> {
         let dir = dir.into();
@@ -60,10 +98,13 @@ impl Ledger {
         match self {
             Ledger::Memory(done) => {
                 let mut done = done.lock().unwrap_or_else(|p| p.into_inner());
-                if let Some(answer) = done.get(&key) {
+                let now = Instant::now();
+                done.forget_expired(now);
+                if let Some(answer) = done.answers.get(&key) {
                     return Ok(Recorded::Before(answer.clone()));
                 }
-                done.insert(key, answer.to_owned());
+                done.answers.insert(key, answer.to_owned());
+                done.recorded.push_back((now, key));
                 Ok(Recorded::Now)
             }
             Ledger::Shared(dir) => {
@@ -129,5 +170,36 @@ mod tests {
                 .all(|f| f.starts_with("deploy svc staging plan\n"))
         );
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_forgetting_ledger_keeps_a_key_for_its_time_and_no_longer() {
+        let ledger = Ledger::forgetting(Duration::from_millis(200));
+        assert_eq!(once(&ledger, 1, "https://first"), None);
+        assert_eq!(
+            once(&ledger, 1, "https://again").as_deref(),
+            Some("https://first"),
+            "inside its time a key absorbs the retry"
+        );
+        std::thread::sleep(Duration::from_millis(250));
+        assert_eq!(once(&ledger, 2, "https://other"), None);
+        let Ledger::Memory(record) = &ledger else {
+            unreachable!("a forgetting ledger is in memory")
+        };
+        let record = record.lock().unwrap();
+        assert_eq!(record.answers.len(), 1, "the expired key is gone");
+        assert_eq!(record.recorded.len(), 1);
+        assert!(record.answers.contains_key(&IdempotencyKey([2; 16])));
+    }
+
+    #[test]
+    fn the_default_ledger_keeps_every_key() {
+        let ledger = Ledger::default();
+        for key in 0..=255 {
+            assert_eq!(once(&ledger, key, "https://first"), None);
+        }
+        for key in 0..=255 {
+            assert!(once(&ledger, key, "https://again").is_some());
+        }
     }
 }

@@ -2,8 +2,9 @@
 //! incident feed. Every call is written to an [`Ops`] log so tests can prove what ran, how
 //! often, and in which order (the plan is built once; the deploy happens after the last answer).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use mrtr::replay::IdempotencyKey;
 use rmcp::ErrorData;
@@ -14,7 +15,7 @@ use crate::ledger::{EFFECT_LEDGER_VAR, Ledger, Recorded};
 /// Shared by every instance of a server (and by the tests that inspect it).
 #[derive(Clone, Default)]
 pub struct Ops {
-    log: Arc<Mutex<Vec<String>>>,
+    log: Arc<Mutex<Log>>,
     digests: Arc<Mutex<HashMap<String, String>>>,
     /// Where every effect is also appended, one line each (`MRTR_EFFECT_LOG`): the fleet
     /// harness counts effects per flow across instances and restarts from these files.
@@ -24,6 +25,31 @@ pub struct Ops {
     /// The key this handle's effects are made under ([`Ops::idempotent`]).
     key: Option<IdempotencyKey>,
 }
+
+/// The lines of what ran, oldest first: every line for a test, the latest for a server.
+#[derive(Default)]
+struct Log {
+    lines: VecDeque<String>,
+    /// Most lines kept; `None` keeps them all.
+    keep: Option<usize>,
+}
+
+impl Log {
+    fn push(&mut self, line: String) {
+        if self.keep.is_some_and(|keep| self.lines.len() >= keep) {
+            self.lines.pop_front();
+        }
+        self.lines.push_back(line);
+    }
+}
+
+/// Lines a served back end keeps in memory: enough to look at recent activity in a debugger,
+/// bounded so that a server running for days does not grow with every call.
+pub const SERVED_LOG_LINES: usize = 1024;
+
+/// How much longer than a `requestState` lives a served ledger remembers its key: the clocks of
+/// a fleet's instances may disagree by this much on when a state expires.
+pub const CLOCK_DRIFT: Duration = Duration::from_secs(60);
 
 /// Names the file [`Ops::from_env`] appends every effect to.
 pub const EFFECT_LOG_VAR: &str = "MRTR_EFFECT_LOG";
@@ -44,13 +70,29 @@ pub struct Incident {
 }
 
 impl Ops {
+    /// A back end for tests: it keeps every line and every key, for the test to inspect.
     pub fn new() -> Self {
         Self::default()
     }
 
-    /// [`Ops::new`], also appending every effect to the file named by `MRTR_EFFECT_LOG`.
-    pub fn from_env() -> std::io::Result<Self> {
-        let mut ops = Self::new();
+    /// A back end for a long-running server whose continuations live `state_ttl`: the log keeps
+    /// the last [`SERVED_LOG_LINES`] lines, and the ledger forgets a key once no state naming
+    /// it can open any more (`state_ttl` plus [`CLOCK_DRIFT`]).
+    pub fn served(state_ttl: Duration) -> Self {
+        Ops {
+            log: Arc::new(Mutex::new(Log {
+                lines: VecDeque::new(),
+                keep: Some(SERVED_LOG_LINES),
+            })),
+            ledger: Ledger::forgetting(state_ttl + CLOCK_DRIFT),
+            ..Self::default()
+        }
+    }
+
+    /// [`Ops::served`], also appending every effect to the file named by `MRTR_EFFECT_LOG` and
+    /// recording keyed effects in the directory named by `MRTR_EFFECT_LEDGER`.
+    pub fn from_env(state_ttl: Duration) -> std::io::Result<Self> {
+        let mut ops = Self::served(state_ttl);
         if let Some(path) = std::env::var_os(EFFECT_LOG_VAR) {
             let file = std::fs::OpenOptions::new()
                 .create(true)
@@ -105,20 +147,21 @@ impl Ops {
         }
     }
 
-    /// Everything that ran, in order.
+    /// Everything that ran, in order (for a served back end, the latest lines).
     pub fn log(&self) -> Vec<String> {
-        self.lock_log().clone()
+        self.lock_log().lines.iter().cloned().collect()
     }
 
     /// How many log lines start with `prefix`.
     pub fn count(&self, prefix: &str) -> usize {
         self.lock_log()
+            .lines
             .iter()
             .filter(|line| line.starts_with(prefix))
             .count()
     }
 
-    fn lock_log(&self) -> std::sync::MutexGuard<'_, Vec<String>> {
+    fn lock_log(&self) -> std::sync::MutexGuard<'_, Log> {
         self.log
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
@@ -322,4 +365,31 @@ fn fnv(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, byte| {
         (hash ^ u64::from(*byte)).wrapping_mul(0x100_0000_01b3)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_served_log_keeps_the_latest_lines_and_a_test_log_keeps_all() {
+        let served = Ops::served(Duration::from_secs(1));
+        let test = Ops::new();
+        for n in 0..SERVED_LOG_LINES + 10 {
+            served.record(format!("line {n}"));
+            test.record(format!("line {n}"));
+        }
+        let kept = served.log();
+        assert_eq!(kept.len(), SERVED_LOG_LINES);
+        assert_eq!(kept.first().map(String::as_str), Some("line 10"));
+        assert_eq!(
+            kept.last().map(String::as_str),
+            Some(format!("line {}", SERVED_LOG_LINES + 9).as_str())
+        );
+        assert_eq!(test.log().len(), SERVED_LOG_LINES + 10);
+        assert_eq!(
+            test.count("line 1"),
+            1 + 10 + 100 + (SERVED_LOG_LINES + 10 - 1000)
+        );
+    }
 }

@@ -12,7 +12,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     init_tracing();
     let launch = Launch::from_args(std::env::args().skip(1))?;
     let runtime = install_runtime("release-notes")?;
-    let ops = Ops::new();
+    let ops = Ops::served(runtime.state_ttl());
     let prescan = Prescan::new(runtime.limits().clone());
     serve(&launch, "release-notes", Some(prescan), move || {
         StrictParams::new(Releaser::new(ops.clone()))

@@ -9,7 +9,8 @@ use mrtr_examples::{Launch, init_tracing, serve};
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     init_tracing();
     let launch = Launch::from_args(std::env::args().skip(1))?;
-    let ops = Ops::new();
+    // A legacy session seals nothing, so no effect is keyed by a round.
+    let ops = Ops::served(std::time::Duration::ZERO);
     // The unported original: plain rmcp, no pre-scan.
     serve(&launch, "legacy-release-notes", None, move || {
         Releaser::new(ops.clone())

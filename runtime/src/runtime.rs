@@ -45,6 +45,12 @@ impl Runtime {
         self
     }
 
+    /// How long a continuation this runtime seals can be presented: what anything keyed by a
+    /// round (an idempotency record, a cache of a step's work) must remember it for.
+    pub fn state_ttl(&self) -> std::time::Duration {
+        self.sealer.ttl()
+    }
+
     /// The bounds on `inputResponses`; hand them to [`crate::prescan::Prescan::new`] so the
     /// pre-scan refuses what this runtime would.
     pub fn limits(&self) -> &Limits {

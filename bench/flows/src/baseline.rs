@@ -34,7 +34,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 /// As long as mrtr's default continuation TTL.
-const STATE_TTL: Duration = Duration::from_secs(300);
+pub const STATE_TTL: Duration = Duration::from_secs(300);
 
 #[derive(Debug, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct DeployArgs {

@@ -260,6 +260,11 @@ impl Sealer {
     pub fn max_bytes(&self) -> usize {
         self.inner.max_bytes
     }
+
+    /// How long a token this sealer mints stays valid (`MRTR_STATE_TTL`).
+    pub fn ttl(&self) -> std::time::Duration {
+        std::time::Duration::from_secs(self.inner.ttl_secs)
+    }
 }
 
 /// Unpadded base64 of `len` bytes.

@@ -16,8 +16,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     init_tracing();
     let launch = Launch::from_args(std::env::args().skip(1))?;
     let config = StateConfig::from_env("deploy-service")?.with_mode(StateMode::Hmac);
-    mrtr::Runtime::new(config)?.install();
-    let ops = Ops::new();
+    let runtime = mrtr::Runtime::new(config)?.install();
+    let ops = Ops::served(runtime.state_ttl());
     serve(&launch, "mrtr-as-baseline", None, move || {
         StrictParams::new(Deployer::new(ops.clone()))
     })

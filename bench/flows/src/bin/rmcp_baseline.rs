@@ -7,13 +7,13 @@ use std::sync::Arc;
 
 use mrtr_examples::ops::Ops;
 use mrtr_examples::{Launch, init_tracing, serve};
-use mrtr_flows::baseline::{Baseline, STATE_PAD_VAR, codec};
+use mrtr_flows::baseline::{Baseline, STATE_PAD_VAR, STATE_TTL, codec};
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     init_tracing();
     let launch = Launch::from_args(std::env::args().skip(1))?;
-    let ops = Ops::new();
+    let ops = Ops::served(STATE_TTL);
     let codec = Arc::new(codec());
     let padding = match std::env::var(STATE_PAD_VAR) {
         Ok(text) => text
