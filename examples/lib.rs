@@ -232,7 +232,8 @@ where
 }
 
 /// The `/mcp` route the examples serve: rmcp's Streamable HTTP service (legacy sessions kept in
-/// `sessions`), behind `prescan` when given, with the same body limit on both.
+/// `sessions`), behind `prescan` when given, with the same body limit on both, and behind
+/// `DeliveryLayer` unless the installed runtime is known not to be single-use.
 pub fn mcp_router<S, F>(
     make: F,
     prescan: Option<Prescan>,
@@ -246,18 +247,19 @@ where
     let max_body = config.max_request_body_bytes;
     let service = StreamableHttpService::new(move || Ok(make()), sessions, config);
     let router = axum::Router::new();
-    match prescan {
-        // Under single use, a continuation is spent once its response leaves
-        // (`mrtr::delivery`), so a SIGKILL before that lets the client's retry take it over.
-        Some(prescan) => router.nest_service(
-            "/mcp",
-            DeliveryLayer.layer(
-                PrescanLayer::new(prescan)
-                    .with_max_request_body_bytes(max_body)
-                    .layer(service),
-            ),
-        ),
-        None => router.nest_service("/mcp", service),
+    let Some(prescan) = prescan else {
+        return router.nest_service("/mcp", service);
+    };
+    let prescanned = PrescanLayer::new(prescan)
+        .with_max_request_body_bytes(max_body)
+        .layer(service);
+    // Under single use, a continuation is spent once its response leaves (`mrtr::delivery`),
+    // so a SIGKILL before that lets the client's retry take it over. Without single use there
+    // is nothing to spend, and the layer would only wrap every response. A runtime installed
+    // later than the router is not known here: then the layer stays, as it is always correct.
+    match mrtr::Runtime::installed() {
+        Some(runtime) if !runtime.is_single_use() => router.nest_service("/mcp", prescanned),
+        _ => router.nest_service("/mcp", DeliveryLayer.layer(prescanned)),
     }
 }
 

@@ -57,6 +57,21 @@ impl Runtime {
         &self.limits
     }
 
+    /// Whether continuation tokens are single-use (a replay guard is set): only then does a
+    /// response's delivery matter ([`crate::delivery::DeliveryLayer`]).
+    pub fn is_single_use(&self) -> bool {
+        self.replay.is_some()
+    }
+
+    /// The runtime [`Runtime::install`] made the default, if any.
+    pub fn installed() -> Option<Arc<Runtime>> {
+        INSTALLED
+            .get()?
+            .read()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .clone()
+    }
+
     /// Makes every continuation token single-use.
     pub fn with_replay_guard(mut self, guard: Arc<dyn ReplayGuard>) -> Self {
         self.replay = Some(guard);
@@ -91,5 +106,37 @@ impl Runtime {
         }
         let audience = std::env::var("MRTR_AUDIENCE").unwrap_or_else(|_| "mrtr".to_owned());
         Ok(Runtime::from_env(audience)?.install())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::config::{KeyRing, StateKey};
+    use crate::replay::InMemoryReplayGuard;
+
+    fn runtime(ttl: Duration) -> Runtime {
+        let key = StateKey::generate("k1").expect("the OS has randomness");
+        Runtime::new(StateConfig::new("runtime-tests", KeyRing::new(key)).with_ttl(ttl))
+            .expect("a valid configuration")
+    }
+
+    #[test]
+    fn only_a_runtime_with_a_replay_guard_is_single_use() {
+        assert!(!runtime(Duration::from_secs(60)).is_single_use());
+        let guarded = runtime(Duration::from_secs(60))
+            .with_replay_guard(Arc::new(InMemoryReplayGuard::new()));
+        assert!(guarded.is_single_use());
+    }
+
+    #[test]
+    fn a_runtime_names_the_ttl_of_what_it_seals() {
+        // Not installed: the process-wide default belongs to the tests that serve requests.
+        assert_eq!(
+            runtime(Duration::from_secs(42)).state_ttl(),
+            Duration::from_secs(42)
+        );
     }
 }
