@@ -404,7 +404,12 @@ impl Round {
         let raw = self.incoming.remove(key).ok_or(Missing)?;
         match decode(request, &raw) {
             Ok(()) => {
-                self.answered.insert(key.to_owned(), raw);
+                // A valid answer is kept for the step's other asks: if one of them is still
+                // missing, the step is asked again and carries it. The only ask of a step
+                // completes it (its arm settles next), so there is nothing to keep it for.
+                if self.pending.len() > 1 {
+                    self.answered.insert(key.to_owned(), raw);
+                }
                 Ok(None)
             }
             Err(reason) => {
@@ -948,5 +953,36 @@ mod tests {
         io.leave(outer);
         let keys: Vec<&String> = io.pending.keys().collect();
         assert_eq!(keys, ["admin.code", "admin.gate#2.confirm"]);
+    }
+
+    /// A valid answer is kept only while the step has another ask that may still be missing:
+    /// then a re-ask carries it. The only ask of a step has nothing to wait for.
+    #[test]
+    fn an_answer_is_kept_for_the_step_only_beside_another_ask() {
+        let accepted = || serde_json::json!({ "action": "accept" });
+        let url = || crate::request::elicit_url("go?", "https://example.com");
+
+        let mut alone = io(None);
+        alone.incoming.insert("a".into(), accepted());
+        let a = alone.ask("a", url());
+        assert!(matches!(alone.take(&a, "a"), Ok(Answer::Accept(()))));
+        assert!(
+            alone.answered.is_empty(),
+            "the step is complete: settle is next"
+        );
+
+        let mut pair = io(None);
+        pair.incoming.insert("a".into(), accepted());
+        let a = pair.ask("a", url());
+        let b = pair.ask("b", url());
+        assert!(matches!(pair.take(&a, "a"), Ok(Answer::Accept(()))));
+        assert!(pair.take(&b, "b").is_err(), "b is not answered yet");
+        let Flow::<()>::Suspend(suspended) = pair.suspend(&mut filled(), 0) else {
+            panic!("a missing answer suspends");
+        };
+        let continuation = suspended.continuation;
+        assert_eq!(continuation.answered.get("a"), Some(&accepted()));
+        let asked: Vec<&String> = continuation.unanswered().map(|(key, _)| key).collect();
+        assert_eq!(asked, ["b"], "only the missing ask is asked again");
     }
 }
