@@ -15,7 +15,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use mrtr::__bench::{
-    Binding, Continuation, InputMethod, InputRequest, Sealer, bind_digest, frame_bytes,
+    Asks, Binding, Continuation, InputMethod, InputRequest, Sealer, bind_digest, frame_bytes,
     frame_carried, sealer,
 };
 use mrtr::config::{KeyRing, StateConfig, StateKey, StateMode};
@@ -70,7 +70,7 @@ fn fixture() -> Fixture {
         step: "awaiting_env".into(),
         fingerprint: 0x5eed_0fde_910c_a11e,
         round: 1,
-        pending: BTreeMap::new(),
+        pending: Asks::new(),
         answered: BTreeMap::new(),
         carried,
     };

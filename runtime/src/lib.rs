@@ -162,7 +162,7 @@ pub mod __private_v0_1_0 {
 #[doc(hidden)]
 pub mod __bench {
     pub use crate::bind::bind_digest;
-    pub use crate::request::{InputMethod, InputRequest};
+    pub use crate::request::{Asks, InputMethod, InputRequest};
     pub use crate::seal::{Binding, Continuation, Sealer};
 
     /// The carried bytes of a call-site step: the callee's frame (`step`, `fingerprint`, its own

@@ -173,7 +173,7 @@ mod tests {
             step: "AfterX".into(),
             fingerprint: 1,
             round: 1,
-            pending: BTreeMap::new(),
+            pending: crate::request::Asks::new(),
             answered: BTreeMap::new(),
             carried: Vec::new(),
         };

@@ -240,7 +240,10 @@ pub fn roots() -> Ask<rmcp::model::ListRootsResult> {
     ))
 }
 
+mod asks;
 mod form;
+
+pub use asks::Asks;
 #[cfg(test)]
 mod tests;
 

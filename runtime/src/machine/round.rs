@@ -19,7 +19,7 @@ use crate::answer::{self, Answer};
 use crate::capability::{self, ClientCaps};
 use crate::carry::{Slots, each_selected, step_fingerprint};
 use crate::error::MrtrError;
-use crate::request::{Ask, InputRequest};
+use crate::request::{Ask, Asks, InputRequest};
 use crate::runtime::Runtime;
 use crate::seal::{Binding, Continuation};
 
@@ -76,7 +76,7 @@ pub struct Round {
     /// The continuation this round resumes, if any.
     resumed: Option<Continuation>,
     /// Asks of the current step, by wire key.
-    pending: BTreeMap<String, InputRequest>,
+    pending: Asks,
     /// Valid answers of the current step received so far (in this or earlier rounds).
     answered: BTreeMap<String, Value>,
     /// This request's `inputResponses` (or, live, the answers just received), not yet used.
@@ -151,7 +151,7 @@ impl Io {
             },
             caps,
             resumed: None,
-            pending: BTreeMap::new(),
+            pending: Asks::new(),
             answered: BTreeMap::new(),
             incoming: BTreeMap::new(),
             refused: BTreeMap::new(),

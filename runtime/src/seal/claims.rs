@@ -30,7 +30,7 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use crate::request::{InputMethod, InputRequest};
+use crate::request::{Asks, InputMethod, InputRequest};
 use crate::seal::Continuation;
 use crate::seal::json_cbor;
 use crate::seal::known_forms::{self, KnownForm};
@@ -134,7 +134,7 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<(Stamp, Continuation), String> {
         None
     };
     let step = input.text("step")?;
-    let mut pending = BTreeMap::new();
+    let mut pending = Asks::new();
     for _ in 0..input.count("pending")? {
         let key = input.text("ask key")?;
         let method = input.byte("ask method")?;
@@ -303,7 +303,7 @@ mod tests {
             step: "AfterConfirm".into(),
             fingerprint: 0x0123_4567_89ab_cdef,
             round: 2,
-            pending: BTreeMap::from([
+            pending: Asks::from([
                 (
                     "confirm".to_owned(),
                     InputRequest::new(InputMethod::Elicitation, Some(json!({"message": "ok?"}))),
@@ -381,7 +381,7 @@ mod tests {
 
     fn with_pending(request: InputRequest) -> (Stamp, Continuation) {
         let (stamp, mut continuation) = sample();
-        continuation.pending = BTreeMap::from([("wave".to_owned(), request)]);
+        continuation.pending = Asks::from([("wave".to_owned(), request)]);
         (stamp, continuation)
     }
 

@@ -16,7 +16,7 @@ use subtle::ConstantTimeEq;
 
 use crate::bind::BindDigest;
 use crate::error::MrtrError;
-use crate::request::InputRequest;
+use crate::request::{Asks, InputRequest};
 
 mod cipher;
 mod claims;
@@ -45,7 +45,7 @@ pub struct Continuation {
     /// How many rounds this call has taken so far (1 on the first `input_required`).
     pub round: u32,
     /// The asks of this step still waiting for a valid answer; re-issued without re-running code.
-    pub pending: BTreeMap<String, InputRequest>,
+    pub pending: Asks,
     /// Answers of this step already received in earlier rounds (partial answers).
     pub answered: BTreeMap<String, Value>,
     /// The carried locals of the step, in its slot order (`carry::Slots`).

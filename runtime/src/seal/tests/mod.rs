@@ -83,7 +83,7 @@ pub fn deploy_continuation() -> Continuation {
         step: "awaiting_env".into(),
         fingerprint: 0x5eed_0fde_910c_a11e,
         round: 1,
-        pending: BTreeMap::from([(
+        pending: crate::request::Asks::from([(
             "target_env".to_owned(),
             InputRequest::new(
                 InputMethod::Elicitation,

@@ -48,7 +48,7 @@ fn continuation() -> impl Strategy<Value = Continuation> {
                 step,
                 fingerprint,
                 round,
-                pending,
+                pending: pending.into(),
                 answered,
                 carried,
             },
@@ -99,7 +99,7 @@ fn an_empty_continuation_round_trips() {
         step: String::new(),
         fingerprint: 0,
         round: 0,
-        pending: BTreeMap::new(),
+        pending: crate::request::Asks::new(),
         answered: BTreeMap::new(),
         carried: Vec::new(),
     };
