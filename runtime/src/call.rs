@@ -18,7 +18,7 @@ use crate::capability::ClientCaps;
 use crate::era::Era;
 use crate::error::MrtrError;
 use crate::lease::{Delivery, Lease};
-use crate::machine::{Handler, Io};
+use crate::machine::{Handler, Io, Opening};
 use crate::replay::{Claim, ReplayGuard};
 use crate::runtime::Runtime;
 use crate::seal::{Binding, IdempotencyKey};
@@ -159,8 +159,8 @@ impl ResourceCall {
     }
 
     #[doc(hidden)]
-    pub fn open(self, handler: &'static Handler) -> BoxFuture<'static, Result<Io, MrtrError>> {
-        Box::pin(self.request.open(handler, self.context))
+    pub fn open(self, handler: &'static Handler) -> Opening {
+        self.request.open(handler, self.context)
     }
 }
 
@@ -220,31 +220,24 @@ impl<S> FromContextPart<PromptContext<'_, S>> for PromptCall {
 
 impl ToolCall {
     /// Opens the round: era, capabilities and the incoming continuation, checked (and claimed,
-    /// under a replay guard). Boxed so that the claim's future is compiled once, here.
-    pub fn open(
-        self,
-        handler: &'static Handler,
-        context: CallContext,
-    ) -> BoxFuture<'static, Result<Io, MrtrError>> {
-        Box::pin(self.request.open(handler, context.0))
+    /// under a replay guard, the only step that awaits: its future is boxed and compiled once,
+    /// here).
+    pub fn open(self, handler: &'static Handler, context: CallContext) -> Opening {
+        self.request.open(handler, context.0)
     }
 }
 
 impl ToolCallInContext {
     /// [`ToolCall::open`] with the context this call took.
-    pub fn open(self, handler: &'static Handler) -> BoxFuture<'static, Result<Io, MrtrError>> {
-        Box::pin(self.request.open(handler, self.context))
+    pub fn open(self, handler: &'static Handler) -> Opening {
+        self.request.open(handler, self.context)
     }
 }
 
 impl PromptCall {
     #[doc(hidden)]
-    pub fn open(
-        self,
-        handler: &'static Handler,
-        context: CallContext,
-    ) -> BoxFuture<'static, Result<Io, MrtrError>> {
-        Box::pin(self.request.open(handler, context.0))
+    pub fn open(self, handler: &'static Handler, context: CallContext) -> Opening {
+        self.request.open(handler, context.0)
     }
 }
 
@@ -273,58 +266,99 @@ impl Request {
         }
     }
 
-    async fn open(
-        self,
-        handler: &'static Handler,
-        mut context: RequestContext<RoleServer>,
-    ) -> Result<Io, MrtrError> {
+    /// Opens the round at once, unless a replay guard must first claim the continuation: only
+    /// that claim awaits, so only that path is a boxed future.
+    fn open(self, handler: &'static Handler, mut context: RequestContext<RoleServer>) -> Opening {
         let caps = ClientCaps::of_request(&mut context);
-        let runtime = Runtime::for_request(&context.extensions)?;
-        match Era::of(&context) {
-            Era::Legacy(version) => {
-                tracing::debug!(target: "mrtr", handler = handler.path, %version, "legacy session: asks are awaited in place");
-                crate::observe::round_opened(handler.path, "legacy", None, &[]);
-                Ok(Io::live(
-                    handler,
-                    context.peer.clone(),
-                    version,
-                    caps,
-                    runtime.live_attempts,
-                )
-                .with_arguments(self.arguments)
-                .with_cancellation(context.ct.clone())
-                .with_context(context))
-            }
-            Era::Modern(_) => {
-                let incoming = self.input_responses.unwrap_or_default();
-                runtime.limits.check(&incoming)?;
-                let binding = Binding {
-                    bind: bind_digest(self.method, &self.target, self.arguments.as_ref()),
-                    principal: principal_of(&context),
-                };
-                let resumed = match &self.request_state {
-                    None => None,
-                    Some(token) => {
-                        let opened = runtime.sealer.open(token, &binding)?;
-                        if let Some(guard) = &runtime.replay {
-                            let delivery = delivery_of(&context);
-                            claim(guard, opened.idempotency_key, opened.expires_at, delivery)
-                                .await?;
-                        }
-                        self.step_key.set(opened.idempotency_key);
-                        Some(opened.continuation)
-                    }
-                };
-                let answered: Vec<&str> = incoming.keys().map(String::as_str).collect();
-                let resumed_from = resumed.as_ref().map(|c| c.step.as_str());
-                crate::observe::round_opened(handler.path, "2026-07-28", resumed_from, &answered);
-                Ok(
-                    Io::modern(handler, runtime, binding, caps, resumed, incoming)
-                        .with_arguments(self.arguments)
-                        .with_context(context),
-                )
-            }
+        let runtime = match Runtime::for_request(&context.extensions) {
+            Ok(runtime) => runtime,
+            Err(error) => return Opening::ready(Err(error)),
+        };
+        if let Era::Legacy(version) = Era::of(&context) {
+            tracing::debug!(target: "mrtr", handler = handler.path, %version, "legacy session: asks are awaited in place");
+            crate::observe::round_opened(handler.path, "legacy", None, &[]);
+            return Opening::ready(Ok(Io::live(
+                handler,
+                context.peer.clone(),
+                version,
+                caps,
+                runtime.live_attempts,
+            )
+            .with_arguments(self.arguments)
+            .with_cancellation(context.ct.clone())
+            .with_context(context)));
         }
+        let incoming = self.input_responses.unwrap_or_default();
+        if let Err(error) = runtime.limits.check(&incoming) {
+            return Opening::ready(Err(error));
+        }
+        let binding = Binding {
+            bind: bind_digest(self.method, &self.target, self.arguments.as_ref()),
+            principal: principal_of(&context),
+        };
+        let opened = match &self.request_state {
+            None => None,
+            Some(token) => match runtime.sealer.open(token, &binding) {
+                Ok(opened) => Some(opened),
+                Err(error) => return Opening::ready(Err(error)),
+            },
+        };
+        let round = ModernRound {
+            handler,
+            binding,
+            caps,
+            incoming,
+            step_key: self.step_key,
+            arguments: self.arguments,
+        };
+        match (opened, runtime.replay.clone()) {
+            (Some(opened), Some(guard)) => {
+                let delivery = delivery_of(&context);
+                Opening::Claiming(Box::pin(async move {
+                    claim(&guard, opened.idempotency_key, opened.expires_at, delivery).await?;
+                    Ok(round.start(runtime, Some(opened), context))
+                }))
+            }
+            (opened, _) => Opening::ready(Ok(round.start(runtime, opened, context))),
+        }
+    }
+}
+
+/// A 2026-07-28 round whose request checked out, waiting only for its continuation (if any)
+/// to be claimed.
+struct ModernRound {
+    handler: &'static Handler,
+    binding: Binding,
+    caps: ClientCaps,
+    incoming: BTreeMap<String, Value>,
+    step_key: StepKey,
+    arguments: Option<JsonObject>,
+}
+
+impl ModernRound {
+    fn start(
+        self,
+        runtime: Arc<Runtime>,
+        opened: Option<crate::seal::Opened>,
+        context: RequestContext<RoleServer>,
+    ) -> Io {
+        let resumed = opened.map(|opened| {
+            self.step_key.set(opened.idempotency_key);
+            opened.continuation
+        });
+        let answered: Vec<&str> = self.incoming.keys().map(String::as_str).collect();
+        let resumed_from = resumed.as_ref().map(|c| c.step.as_str());
+        crate::observe::round_opened(self.handler.path, "2026-07-28", resumed_from, &answered);
+        Io::modern(
+            self.handler,
+            runtime,
+            self.binding,
+            self.caps,
+            resumed,
+            self.incoming,
+        )
+        .with_arguments(self.arguments)
+        .with_context(context)
     }
 }
 

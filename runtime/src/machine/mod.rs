@@ -29,7 +29,8 @@ pub use compose::{
 pub use handler::{Handler, StepInfo, loop_key};
 pub use lift::{Flow, Lift, Lifted, done};
 pub use respond::{
-    IntoReadResourceResponse, IntoResponse, PromptOutcome, respond, respond_local, respond_steps,
+    IntoReadResourceResponse, IntoResponse, Opening, PromptOutcome, respond, respond_local,
+    respond_steps,
 };
 pub use round::{Io, Missing};
 pub use stepped::{Callee, Mailbox, Pause, Runner, Steps, Turn, callee};

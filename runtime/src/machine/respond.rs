@@ -10,6 +10,8 @@
 //! than the second short function.
 
 use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
 
 use futures::future::{BoxFuture, LocalBoxFuture};
 use rmcp::ErrorData;
@@ -27,8 +29,33 @@ use super::round::Io;
 use super::stepped::Steps;
 
 /// The round being opened (`ToolCall::open` and its kin): the incoming state checked, an [`Io`]
-/// built.
-pub type Opening = BoxFuture<'static, Result<Io, MrtrError>>;
+/// built. Ready at once, unless a replay guard claims the continuation first: only that path
+/// awaits, so only that path allocates a future.
+pub enum Opening {
+    Ready(Option<Result<Io, MrtrError>>),
+    Claiming(BoxFuture<'static, Result<Io, MrtrError>>),
+}
+
+impl Opening {
+    pub(crate) fn ready(opened: Result<Io, MrtrError>) -> Self {
+        Opening::Ready(Some(opened))
+    }
+}
+
+impl Future for Opening {
+    type Output = Result<Io, MrtrError>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        match self.get_mut() {
+            Opening::Ready(opened) => Poll::Ready(opened.take().unwrap_or_else(|| {
+                Err(MrtrError::Internal(
+                    "a round's opening was awaited twice".into(),
+                ))
+            })),
+            Opening::Claiming(claiming) => claiming.as_mut().poll(cx),
+        }
+    }
+}
 
 /// The future rmcp awaits for a `tools/call`, `prompts/get` or `resources/read`: the round is
 /// opened, the boxed body runs on its `Io`, then its outcome becomes that request's response.
