@@ -21,7 +21,7 @@ use crate::request::{InputMethod, InputRequest};
 ///
 /// Shared, not copied: a round reads them once, and the handler's parameter, the gate and the
 /// suspension hold the same value.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct ClientCaps {
     declared: Arc<Declared>,
 }
@@ -30,7 +30,7 @@ pub struct ClientCaps {
 /// declaration itself. rmcp hands over its typed model, which is turned into JSON only if a
 /// handler asks for [`ClientCaps::declared`]: most requests never do, and the conversion was
 /// most of what reading the capabilities cost.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct Declared {
     reads: Reads,
     typed: Option<rmcp::model::ClientCapabilities>,
@@ -38,7 +38,7 @@ struct Declared {
 }
 
 /// The answers of the predicates, in the shape the gate reads them.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug)]
 struct Reads {
     elicitation: bool,
     elicitation_form: bool,
@@ -94,6 +94,13 @@ impl Reads {
     }
 }
 
+/// Nothing declared: a `null` declaration, as a request without capabilities reads.
+impl Default for ClientCaps {
+    fn default() -> Self {
+        Self::from_value(Value::Null)
+    }
+}
+
 impl PartialEq for ClientCaps {
     fn eq(&self, other: &Self) -> bool {
         self.declared() == other.declared()
@@ -113,14 +120,19 @@ impl ClientCaps {
 
     /// Capabilities from rmcp's model; `None` (nothing declared) allows no ask.
     pub fn from_rmcp(capabilities: Option<&rmcp::model::ClientCapabilities>) -> Self {
-        match capabilities {
-            Some(typed) => Self::new(Declared {
-                reads: Reads::of_rmcp(typed),
-                typed: Some(typed.clone()),
-                json: OnceLock::new(),
-            }),
-            None => Self::from_value(Value::Object(Map::new())),
-        }
+        Self::from_typed(capabilities.cloned())
+    }
+
+    /// rmcp's model, kept as it is: its JSON is built only if [`Self::declared`] is asked for.
+    fn from_typed(capabilities: Option<rmcp::model::ClientCapabilities>) -> Self {
+        let Some(typed) = capabilities else {
+            return Self::from_value(Value::Object(Map::new()));
+        };
+        Self::new(Declared {
+            reads: Reads::of_rmcp(&typed),
+            typed: Some(typed),
+            json: OnceLock::new(),
+        })
     }
 
     fn new(declared: Declared) -> Self {
@@ -138,15 +150,7 @@ impl ClientCaps {
         if let Some(caps) = context.extensions.get::<ClientCaps>() {
             return caps.clone();
         }
-        let declared = context.client_capabilities();
-        let caps = match declared {
-            Some(typed) => Self::new(Declared {
-                reads: Reads::of_rmcp(&typed),
-                typed: Some(typed),
-                json: OnceLock::new(),
-            }),
-            None => Self::from_rmcp(None),
-        };
+        let caps = ClientCaps::from_typed(context.client_capabilities());
         context.extensions.insert(caps.clone());
         caps
     }

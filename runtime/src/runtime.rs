@@ -96,12 +96,7 @@ impl Runtime {
         if let Some(runtime) = extensions.get::<Arc<Runtime>>() {
             return Ok(runtime.clone());
         }
-        let slot = INSTALLED.get_or_init(|| RwLock::new(None));
-        if let Some(runtime) = slot
-            .read()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .clone()
-        {
+        if let Some(runtime) = Self::installed() {
             return Ok(runtime);
         }
         let audience = std::env::var("MRTR_AUDIENCE").unwrap_or_else(|_| "mrtr".to_owned());

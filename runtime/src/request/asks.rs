@@ -51,7 +51,7 @@ impl Asks {
 
     /// The asks in key order.
     pub fn iter(&self) -> impl Iterator<Item = (&String, &InputRequest)> {
-        self.0.iter().map(|(key, request)| (key, request))
+        self.into_iter()
     }
 
     pub fn keys(&self) -> impl Iterator<Item = &String> {
