@@ -5,7 +5,7 @@
 //! off one short run.
 //!
 //! ```text
-//! instructions [--flows 90] [--warmup 30] [--dumps DIR] [--cache-sim]
+//! instructions [--flows 90] [--warmup 30] [--dumps DIR] [--cache-sim | --last-level BYTES]
 //!              --server 'LABEL=COMMAND ARGS..' ..   (2026-07-28 flows)
 //!              --legacy 'LABEL=COMMAND ARGS..' ..   (legacy sessions)
 //! ```
@@ -16,8 +16,12 @@
 //! them. Native servers only: a JIT (Node) or an interpreter under valgrind measures valgrind.
 //!
 //! `--cache-sim` also simulates the caches (32 KB L1s, a 1 MB 16-way last level) and reports
-//! last-level misses per flow: what an instruction count cannot see, and why the native time
-//! ratio can be larger than the instruction ratio.
+//! last-level misses per flow, split into code fetches and data: what an instruction count
+//! cannot see, and why the native time ratio can be larger than the instruction ratio.
+//! `--last-level BYTES` sets another last level (a power of two, at least 64 KiB): a server's
+//! misses across a few sizes show how large its working set per flow is, and a server whose
+//! set just outgrows the cache it shares with the load generator and its neighbours misses
+//! several times as often as one that just fits.
 
 use std::process::Command;
 
@@ -30,7 +34,8 @@ struct Options {
     warmup: u64,
     /// Where to keep each server's dump (`LABEL.callgrind`), for `callgrind_annotate`.
     dumps: Option<String>,
-    cache_sim: bool,
+    /// The simulated last level in bytes; `None`: no cache simulation.
+    last_level: Option<u64>,
     servers: Vec<(ServerSpec, Era)>,
 }
 
@@ -39,7 +44,7 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Options, String> {
         flows: 90,
         warmup: 30,
         dumps: None,
-        cache_sim: false,
+        last_level: None,
         servers: Vec::new(),
     };
     while let Some(flag) = args.next() {
@@ -49,7 +54,8 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Options, String> {
             "--flows" => options.flows = count(value()?)?.max(1),
             "--warmup" => options.warmup = count(value()?)?,
             "--dumps" => options.dumps = Some(value()?),
-            "--cache-sim" => options.cache_sim = true,
+            "--cache-sim" => options.last_level = Some(DEFAULT_LAST_LEVEL),
+            "--last-level" => options.last_level = Some(last_level(&value()?)?),
             other => {
                 let era = Era::of_flag(other).ok_or(format!("unknown flag {other}"))?;
                 options.servers.push((ServerSpec::parse(&value()?)?, era));
@@ -62,24 +68,35 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Options, String> {
     Ok(options)
 }
 
+/// The last level `--cache-sim` simulates: 1 MiB, smaller than this machine's 2 MiB L2 per core,
+/// which the load generator and the other servers share in a benchmark run.
+const DEFAULT_LAST_LEVEL: u64 = 1 << 20;
+
+/// A last-level size valgrind accepts with 16 ways of 64-byte lines.
+fn last_level(text: &str) -> Result<u64, String> {
+    let bytes: u64 = text
+        .parse()
+        .map_err(|e| format!("--last-level {text}: {e}"))?;
+    if bytes < 64 * 1024 || !bytes.is_power_of_two() {
+        return Err(format!(
+            "--last-level {text}: a power of two of at least 65536 bytes"
+        ));
+    }
+    Ok(bytes)
+}
+
 /// `spec` run under callgrind, its dumps written beside the server's log.
-fn under_callgrind(spec: &ServerSpec, out: &str, cache_sim: bool) -> ServerSpec {
+fn under_callgrind(spec: &ServerSpec, out: &str, last_level: Option<u64>) -> ServerSpec {
     let mut command = vec![
         "valgrind".to_owned(),
         "--tool=callgrind".to_owned(),
         format!("--callgrind-out-file={out}"),
     ];
-    if cache_sim {
+    if let Some(bytes) = last_level {
         // Given explicitly so the figure does not follow whatever cache valgrind detects.
-        command.extend(
-            [
-                "--cache-sim=yes",
-                "--I1=32768,8,64",
-                "--D1=32768,8,64",
-                "--LL=1048576,16,64",
-            ]
-            .map(str::to_owned),
-        );
+        command
+            .extend(["--cache-sim=yes", "--I1=32768,8,64", "--D1=32768,8,64"].map(str::to_owned));
+        command.push(format!("--LL={bytes},16,64"));
     }
     command.extend(spec.command.iter().cloned());
     ServerSpec {
@@ -104,14 +121,24 @@ fn callgrind_control(flag: &str, pid: u32) -> Result<(), String> {
 /// A dump's totals: instructions, and last-level misses when the caches were simulated.
 struct Totals {
     instructions: u64,
-    last_level_misses: Option<u64>,
+    last_level_misses: Option<Misses>,
+}
+
+/// Last-level misses: code fetched (`ILmr`), and data read or written (`DLmr` + `DLmw`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Misses {
+    code: u64,
+    data: u64,
 }
 
 impl Totals {
     fn per_flow(self, flows: u64) -> Totals {
         Totals {
             instructions: self.instructions / flows,
-            last_level_misses: self.last_level_misses.map(|misses| misses / flows),
+            last_level_misses: self.last_level_misses.map(|misses| Misses {
+                code: misses.code / flows,
+                data: misses.data / flows,
+            }),
         }
     }
 }
@@ -142,7 +169,10 @@ fn totals(dump: &str) -> Result<Totals, String> {
     };
     let instructions = event("Ir").ok_or(format!("{dump}: no Ir event"))?;
     let last_level_misses = match (event("ILmr"), event("DLmr"), event("DLmw")) {
-        (Some(code), Some(read), Some(write)) => Some(code + read + write),
+        (Some(code), Some(read), Some(write)) => Some(Misses {
+            code,
+            data: read + write,
+        }),
         _ => None,
     };
     Ok(Totals {
@@ -158,7 +188,7 @@ async fn count(spec: &ServerSpec, era: Era, options: &Options) -> Result<Totals,
     let out = dir.join("callgrind.out");
     let out = out.to_str().ok_or("a temp dir that is not UTF-8")?;
     let server = Server::start(
-        &under_callgrind(spec, out, options.cache_sim),
+        &under_callgrind(spec, out, options.last_level),
         std::time::Duration::from_secs(120),
     )?;
     let warm = drive_flows(&server.url, era, options.warmup).await;
@@ -194,17 +224,23 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         "instructions per flow (callgrind), {} flows after {} warm-up flows, one connection\n",
         options.flows, options.warmup
     );
-    let misses_column = if options.cache_sim {
-        " last-level misses per flow (1 MB) |"
-    } else {
-        ""
-    };
+    let misses_columns = options.last_level.map_or(String::new(), |bytes| {
+        let size = match bytes {
+            b if b % (1 << 20) == 0 => format!("{} MiB", b >> 20),
+            b => format!("{} KiB", b >> 10),
+        };
+        format!(" last-level misses per flow ({size}): code | data |")
+    });
     println!(
-        "| server | era | instructions per flow | first row of its era ÷ this |{misses_column}"
+        "| server | era | instructions per flow | first row of its era ÷ this |{misses_columns}"
     );
     println!(
         "|---|---|---|---|{}",
-        if options.cache_sim { "---|" } else { "" }
+        if options.last_level.is_some() {
+            "---|---|"
+        } else {
+            ""
+        }
     );
     let mut first: Vec<(Era, u64)> = Vec::new();
     for (spec, era) in &options.servers {
@@ -220,7 +256,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                 per_flow
             }
         };
-        let misses = misses.map_or(String::new(), |misses| format!(" {misses} |"));
+        let misses = misses.map_or(String::new(), |Misses { code, data }| {
+            format!(" {code} | {data} |")
+        });
         println!(
             "| {} | {} | {:.2} M | {:.2}× |{misses}",
             spec.label,
@@ -253,16 +291,45 @@ mod tests {
     }
 
     #[test]
-    fn last_level_misses_add_code_reads_and_writes_and_omitted_zeros_count() {
+    fn last_level_misses_split_code_from_data_and_omitted_zeros_count() {
         let events = "events: Ir Dr Dw I1mr D1mr D1mw ILmr DLmr DLmw\n";
         let read = dump(&format!("{events}summary: 1000 1 2 3 4 5 60 70 80\n")).unwrap();
         assert_eq!(
             (read.instructions, read.last_level_misses),
-            (1000, Some(210))
+            (
+                1000,
+                Some(Misses {
+                    code: 60,
+                    data: 150
+                })
+            )
         );
         let trailing_zeros_left_off =
             dump(&format!("{events}totals: 1000 1 2 3 4 5 60\n")).unwrap();
-        assert_eq!(trailing_zeros_left_off.last_level_misses, Some(60));
+        assert_eq!(
+            trailing_zeros_left_off.last_level_misses,
+            Some(Misses { code: 60, data: 0 })
+        );
+    }
+
+    #[test]
+    fn the_simulated_last_level_is_chosen_or_one_mebibyte() {
+        let args = |list: &[&str]| list.iter().map(|a| a.to_string()).collect::<Vec<_>>();
+        let server = ["--server", "a=true"];
+        let plain = parse(args(&server).into_iter()).unwrap();
+        assert_eq!(plain.last_level, None);
+        let default = parse(args(&[&["--cache-sim"][..], &server].concat()).into_iter()).unwrap();
+        assert_eq!(default.last_level, Some(1 << 20));
+        let chosen =
+            parse(args(&[&["--last-level", "524288"][..], &server].concat()).into_iter()).unwrap();
+        assert_eq!(chosen.last_level, Some(512 * 1024));
+        for refused in ["1000000", "32768", "lots"] {
+            assert!(
+                parse(args(&[&["--last-level", refused][..], &server].concat()).into_iter())
+                    .is_err(),
+                "{refused} was accepted"
+            );
+        }
     }
 
     #[test]
