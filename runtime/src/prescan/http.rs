@@ -12,9 +12,10 @@
 //! client get the -32602, as HTTP 200 like any JSON-RPC error. Either way the pre-scan never
 //! answers a request rmcp would have turned away at the door.
 
-use std::future::{Future, poll_fn};
+use std::future::Future;
 use std::pin::Pin;
-use std::task::{Context, Poll};
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll, ready};
 
 use bytes::{Bytes, BytesMut};
 use http::{Request, Response, StatusCode, header};
@@ -73,6 +74,12 @@ impl<S> tower_layer::Layer<S> for PrescanLayer {
 }
 
 /// The service [`PrescanLayer`] builds.
+///
+/// It calls rmcp at once, with the body wrapped: the wrapper reads the body as rmcp reads it and
+/// holds every frame back until the last has come, then decides what rmcp gets (the body, or
+/// the stand-in). Collecting the body in a future of the layer's own, and only then calling a
+/// clone of rmcp's service, cost a boxed future and a clone of the service per request, and
+/// about 2% of the example server's throughput.
 #[derive(Clone, Debug)]
 pub struct PrescanService<S> {
     inner: S,
@@ -80,76 +87,130 @@ pub struct PrescanService<S> {
     max_body_bytes: usize,
 }
 
-type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
-
 impl<S, B, RB> tower_service::Service<Request<B>> for PrescanService<S>
 where
-    S: tower_service::Service<Request<PrescannedBody<B>>, Response = Response<RB>>
-        + Clone
-        + Send
-        + 'static,
-    S::Future: Send,
-    S::Error: Send,
-    B: Body<Data = Bytes> + Unpin + Send + 'static,
-    B::Error: Unpin + Send,
-    RB: Send,
+    S: tower_service::Service<Request<PrescannedBody<B>>, Response = Response<RB>>,
+    B: Body<Data = Bytes> + Unpin,
+    B::Error: Unpin,
 {
     type Response = Response<Either<RB, Full<Bytes>>>;
     type Error = S::Error;
-    type Future = BoxFuture<Result<Self::Response, S::Error>>;
+    type Future = PrescanFuture<S::Future>;
 
     fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), S::Error>> {
         self.inner.poll_ready(cx)
     }
 
     fn call(&mut self, request: Request<B>) -> Self::Future {
-        // The service polled ready is the one called; the clone waits for the next request.
-        let clone = self.inner.clone();
-        let mut inner = std::mem::replace(&mut self.inner, clone);
-        let prescan = self.prescan.clone();
-        let max_body_bytes = self.max_body_bytes;
-        Box::pin(async move {
-            let left = |response: Response<RB>| response.map(Either::Left);
-            if !is_json_post(&request) {
-                let request = request.map(PrescannedBody::untouched);
-                return inner.call(request).await.map(left);
-            }
-            let (parts, body) = request.into_parts();
-            let bytes = match collect(body, max_body_bytes).await {
-                Ok(bytes) => bytes,
-                Err(unscanned) => {
-                    return inner
-                        .call(Request::from_parts(parts, unscanned))
-                        .await
-                        .map(left);
-                }
+        if !is_json_post(&request) {
+            return PrescanFuture {
+                inner: self.inner.call(request.map(PrescannedBody::untouched)),
+                scan: None,
             };
-            if prescan.rmcp_may_read_first(&bytes) {
-                // rmcp decodes every body anyway, and almost every body decodes: rmcp goes
-                // first, and only a body it could not read (its 415) is scanned, to answer it
-                // under its id. Fields that decode but do not fit rmcp's model reach
-                // `StrictParams` as a custom request, which answers the same -32602.
-                let request = Request::from_parts(parts, PrescannedBody::whole(bytes.clone()));
-                let response = inner.call(request).await?;
-                if response.status() != StatusCode::UNSUPPORTED_MEDIA_TYPE {
-                    return Ok(left(response));
-                }
-                return Ok(match prescan.refusal(&bytes) {
-                    Some(refusal) => refused(refusal),
-                    None => left(response),
-                });
+        }
+        let scan = Arc::new(Scan {
+            prescan: self.prescan.clone(),
+            max_body_bytes: self.max_body_bytes,
+            finding: Mutex::new(Finding::Nothing),
+        });
+        let request = request.map(|body| PrescannedBody::scanning(body, scan.clone()));
+        PrescanFuture {
+            inner: self.inner.call(request),
+            scan: Some(scan),
+        }
+    }
+}
+
+/// One JSON POST under the pre-scan: what its body wrapper found, for its response to read.
+#[derive(Debug)]
+struct Scan {
+    prescan: Prescan,
+    max_body_bytes: usize,
+    finding: Mutex<Finding>,
+}
+
+#[derive(Debug)]
+enum Finding {
+    /// The body was not read to its end (rmcp refused the request at the door), or it was
+    /// passed on past the size limit or after a read error, or it was scanned and passed.
+    Nothing,
+    /// The body went to rmcp unscanned, as rmcp may read it first: scanned only if rmcp
+    /// cannot decode it.
+    Unscanned(Bytes),
+    /// The scan refused the body; rmcp was shown the stand-in.
+    Refused(Vec<u8>),
+}
+
+impl Scan {
+    /// What rmcp reads of the whole body `bytes`: it, or the stand-in for one the scan refuses.
+    /// A body rmcp may read first is scanned only if rmcp cannot decode it (its 415): rmcp
+    /// decodes every body anyway, and almost every body decodes. Fields that decode but do not
+    /// fit rmcp's model reach `StrictParams` as a custom request, which answers the same -32602.
+    fn decide(&self, bytes: Bytes) -> Bytes {
+        let finding = if self.prescan.rmcp_may_read_first(&bytes) {
+            Finding::Unscanned(bytes.clone())
+        } else {
+            match self.prescan.refusal(&bytes) {
+                None => return bytes,
+                Some(refusal) => Finding::Refused(refusal),
             }
-            let Some(refusal) = prescan.refusal(&bytes) else {
-                let request = Request::from_parts(parts, PrescannedBody::whole(bytes));
-                return inner.call(request).await.map(left);
-            };
-            let stand_in = Request::from_parts(parts, PrescannedBody::whole(UNDECODABLE.into()));
-            let checked = inner.call(stand_in).await?;
-            if checked.status() != StatusCode::UNSUPPORTED_MEDIA_TYPE {
-                return Ok(left(checked));
-            }
-            Ok(refused(refusal))
-        })
+        };
+        let refused = matches!(finding, Finding::Refused(_));
+        *self.lock() = finding;
+        if refused {
+            Bytes::from_static(UNDECODABLE)
+        } else {
+            bytes
+        }
+    }
+
+    /// The -32602 that replaces rmcp's 415, if the body has one.
+    fn refusal(&self) -> Option<Vec<u8>> {
+        match std::mem::replace(&mut *self.lock(), Finding::Nothing) {
+            Finding::Nothing => None,
+            Finding::Unscanned(bytes) => self.prescan.refusal(&bytes),
+            Finding::Refused(refusal) => Some(refusal),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Finding> {
+        // A finding is written whole by one assignment: a panic elsewhere cannot leave half.
+        self.finding
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// The response of [`PrescanService`]: rmcp's, or — when rmcp could not decode what the
+    /// body wrapper gave it (its 415) and the pre-scan has a refusal for it — the pre-scan's
+    /// -32602 under the request's id. Every check rmcp makes before it decodes a body (Host and
+    /// Origin against DNS rebinding, `Accept`, `Content-Type`) runs on the real headers, so the
+    /// pre-scan never answers a request rmcp would have turned away at the door.
+    pub struct PrescanFuture<F> {
+        #[pin]
+        inner: F,
+        scan: Option<Arc<Scan>>,
+    }
+}
+
+impl<F, RB, E> Future for PrescanFuture<F>
+where
+    F: Future<Output = Result<Response<RB>, E>>,
+{
+    type Output = Result<Response<Either<RB, Full<Bytes>>>, E>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = self.project();
+        let response = ready!(this.inner.poll(cx))?;
+        let refusal = match this.scan.take() {
+            Some(scan) if response.status() == StatusCode::UNSUPPORTED_MEDIA_TYPE => scan.refusal(),
+            _ => None,
+        };
+        Poll::Ready(Ok(match refusal {
+            Some(refusal) => refused(refusal),
+            None => response.map(Either::Left),
+        }))
     }
 }
 
@@ -173,42 +234,6 @@ fn is_json_post<B>(request: &Request<B>) -> bool {
                 let essence = value.split_once(';').map_or(value, |(essence, _)| essence);
                 essence.trim().eq_ignore_ascii_case("application/json")
             })
-}
-
-/// The whole body, or — past `max_bytes`, or when reading it fails — the body as read so far
-/// followed by whatever remains, for rmcp to refuse as it would have.
-async fn collect<B>(mut body: B, max_bytes: usize) -> Result<Bytes, PrescannedBody<B>>
-where
-    B: Body<Data = Bytes> + Unpin,
-{
-    let mut collected = Collected::Empty;
-    loop {
-        match poll_fn(|cx| Pin::new(&mut body).poll_frame(cx)).await {
-            None => return Ok(collected.into_bytes()),
-            Some(Ok(frame)) => {
-                // Trailers carry no message; rmcp skips them too.
-                let Ok(data) = frame.into_data() else {
-                    continue;
-                };
-                let over = data.len() > max_bytes.saturating_sub(collected.len());
-                collected.push(data);
-                if over {
-                    return Err(PrescannedBody {
-                        prefix: Some(collected.into_bytes()),
-                        error: None,
-                        rest: Some(body),
-                    });
-                }
-            }
-            Some(Err(error)) => {
-                return Err(PrescannedBody {
-                    prefix: Some(collected.into_bytes()),
-                    error: Some(error),
-                    rest: None,
-                });
-            }
-        }
-    }
 }
 
 /// A body read so far. hyper hands a request's body over as one frame (a slice of its read
@@ -254,28 +279,49 @@ impl Collected {
     }
 }
 
-/// The body rmcp reads behind [`PrescanLayer`]: the bytes the layer read (all of them, or the
-/// stand-in), then whatever of the original body it did not read.
+/// The body rmcp reads behind [`PrescanLayer`]. A JSON POST's body is held back frame by frame
+/// until its end; then rmcp gets all of it, or the stand-in if the pre-scan refuses it. Past
+/// the size limit, or after a read error, rmcp gets what was read and then the rest of the body
+/// (or the error), unscanned, to refuse as it would have. Any other body goes through untouched.
 pub struct PrescannedBody<B: Body> {
-    prefix: Option<Bytes>,
-    error: Option<B::Error>,
-    rest: Option<B>,
+    state: State<B>,
+}
+
+enum State<B: Body> {
+    Holding {
+        body: B,
+        read: Collected,
+        scan: Arc<Scan>,
+    },
+    Passing {
+        prefix: Option<Bytes>,
+        error: Option<B::Error>,
+        rest: Option<B>,
+    },
 }
 
 impl<B: Body> PrescannedBody<B> {
     fn untouched(body: B) -> Self {
+        Self::passing(None, None, Some(body))
+    }
+
+    fn scanning(body: B, scan: Arc<Scan>) -> Self {
         Self {
-            prefix: None,
-            error: None,
-            rest: Some(body),
+            state: State::Holding {
+                body,
+                read: Collected::Empty,
+                scan,
+            },
         }
     }
 
-    fn whole(bytes: Bytes) -> Self {
+    fn passing(prefix: Option<Bytes>, error: Option<B::Error>, rest: Option<B>) -> Self {
         Self {
-            prefix: Some(bytes),
-            error: None,
-            rest: None,
+            state: State::Passing {
+                prefix,
+                error,
+                rest,
+            },
         }
     }
 }
@@ -293,45 +339,127 @@ where
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Frame<Bytes>, B::Error>>> {
         let this = self.get_mut();
-        if let Some(prefix) = this.prefix.take() {
+        while let State::Holding { body, read, scan } = &mut this.state {
+            // What rmcp gets next: these bytes, then this error, then (if true) the rest.
+            let (prefix, error, rest_too) = match ready!(Pin::new(&mut *body).poll_frame(cx)) {
+                None => {
+                    let bytes = std::mem::replace(read, Collected::Empty).into_bytes();
+                    (scan.decide(bytes), None, false)
+                }
+                Some(Ok(frame)) => {
+                    // Trailers carry no message; rmcp skips them too.
+                    let Ok(data) = frame.into_data() else {
+                        continue;
+                    };
+                    let over = data.len() > scan.max_body_bytes.saturating_sub(read.len());
+                    read.push(data);
+                    if !over {
+                        continue;
+                    }
+                    (
+                        std::mem::replace(read, Collected::Empty).into_bytes(),
+                        None,
+                        true,
+                    )
+                }
+                Some(Err(error)) => {
+                    let read = std::mem::replace(read, Collected::Empty).into_bytes();
+                    (read, Some(error), false)
+                }
+            };
+            let State::Holding { body, .. } = std::mem::replace(&mut this.state, State::empty())
+            else {
+                unreachable!("the loop runs on a holding body");
+            };
+            this.state = State::Passing {
+                prefix: Some(prefix),
+                error,
+                rest: rest_too.then_some(body),
+            };
+        }
+        let State::Passing {
+            prefix,
+            error,
+            rest,
+        } = &mut this.state
+        else {
+            unreachable!("the loop leaves only a passing body");
+        };
+        if let Some(prefix) = prefix.take() {
             return Poll::Ready(Some(Ok(Frame::data(prefix))));
         }
-        if let Some(error) = this.error.take() {
+        if let Some(error) = error.take() {
             return Poll::Ready(Some(Err(error)));
         }
-        match this.rest.as_mut() {
+        match rest.as_mut() {
             Some(rest) => Pin::new(rest).poll_frame(cx),
             None => Poll::Ready(None),
         }
     }
 
     fn is_end_stream(&self) -> bool {
-        self.prefix.is_none()
-            && self.error.is_none()
-            && self.rest.as_ref().is_none_or(Body::is_end_stream)
+        match &self.state {
+            State::Holding { .. } => false,
+            State::Passing {
+                prefix,
+                error,
+                rest,
+            } => {
+                prefix.is_none() && error.is_none() && rest.as_ref().is_none_or(Body::is_end_stream)
+            }
+        }
     }
 
     fn size_hint(&self) -> SizeHint {
-        let prefix = self.prefix.as_ref().map_or(0, |bytes| bytes.len() as u64);
-        let rest = self
-            .rest
-            .as_ref()
-            .map_or(SizeHint::with_exact(0), Body::size_hint);
-        let mut hint = SizeHint::new();
-        hint.set_lower(rest.lower() + prefix);
-        if let Some(upper) = rest.upper() {
-            hint.set_upper(upper + prefix);
+        match &self.state {
+            // What is held back is what the body hints, or the stand-in (smaller).
+            State::Holding { body, read, .. } => {
+                let rest = body.size_hint();
+                let mut hint = SizeHint::new();
+                if let Some(upper) = rest.upper() {
+                    hint.set_upper(upper + read.len() as u64);
+                }
+                hint
+            }
+            State::Passing { prefix, rest, .. } => {
+                let prefix = prefix.as_ref().map_or(0, |bytes| bytes.len() as u64);
+                let rest = rest
+                    .as_ref()
+                    .map_or(SizeHint::with_exact(0), Body::size_hint);
+                let mut hint = SizeHint::new();
+                hint.set_lower(rest.lower() + prefix);
+                if let Some(upper) = rest.upper() {
+                    hint.set_upper(upper + prefix);
+                }
+                hint
+            }
         }
-        hint
+    }
+}
+
+impl<B: Body> State<B> {
+    fn empty() -> Self {
+        State::Passing {
+            prefix: None,
+            error: None,
+            rest: None,
+        }
     }
 }
 
 impl<B: Body> std::fmt::Debug for PrescannedBody<B> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("PrescannedBody")
-            .field("prefix", &self.prefix.as_ref().map(Bytes::len))
-            .field("rest", &self.rest.is_some())
-            .finish()
+        match &self.state {
+            State::Holding { read, .. } => f
+                .debug_struct("PrescannedBody")
+                .field("held", &read.len())
+                .finish(),
+            State::Passing { prefix, rest, .. } => f
+                .debug_struct("PrescannedBody")
+                .field("prefix", &prefix.as_ref().map(Bytes::len))
+                .field("rest", &rest.is_some())
+                .finish(),
+        }
     }
 }
 
@@ -364,45 +492,77 @@ mod tests {
         Frames(list.iter().copied().collect())
     }
 
-    /// Everything a `PrescannedBody` yields, in order: data, then the error if it has one.
-    async fn read_all(mut body: PrescannedBody<Frames>) -> (Vec<u8>, Option<&'static str>) {
+    fn scan(max_body_bytes: usize) -> Arc<Scan> {
+        Arc::new(Scan {
+            prescan: Prescan::default(),
+            max_body_bytes,
+            finding: Mutex::new(Finding::Nothing),
+        })
+    }
+
+    /// The frames a `PrescannedBody` yields, in order, and the error if one ends it.
+    async fn frames_read(mut body: PrescannedBody<Frames>) -> (Vec<Bytes>, Option<&'static str>) {
         let mut out = Vec::new();
-        while let Some(frame) = poll_fn(|cx| Pin::new(&mut body).poll_frame(cx)).await {
+        while let Some(frame) = std::future::poll_fn(|cx| Pin::new(&mut body).poll_frame(cx)).await
+        {
             match frame {
-                Ok(frame) => out.extend_from_slice(&frame.into_data().unwrap_or_default()),
+                Ok(frame) => out.push(frame.into_data().unwrap_or_default()),
                 Err(error) => return (out, Some(error)),
             }
         }
         (out, None)
     }
 
-    #[tokio::test]
-    async fn a_body_of_one_frame_is_kept_as_it_came_not_copied() {
-        static BODY: &[u8] = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call"}"#;
-        let collected = collect(frames(&[Some(BODY)]), 1 << 20).await;
-        let bytes = collected.expect("whole");
-        assert_eq!(bytes.as_ptr(), BODY.as_ptr());
+    /// What rmcp reads of `list` behind a pre-scan with this size limit: the bytes, in one
+    /// piece, and the error if one ends them.
+    async fn read_through(
+        list: &[Option<&'static [u8]>],
+        max_body_bytes: usize,
+    ) -> (Vec<u8>, Option<&'static str>, Arc<Scan>) {
+        let scan = scan(max_body_bytes);
+        let body = PrescannedBody::scanning(frames(list), scan.clone());
+        let (read, error) = frames_read(body).await;
+        (read.concat(), error, scan)
     }
 
     #[tokio::test]
-    async fn frames_are_joined_in_order_and_an_empty_body_is_empty() {
-        let collected = collect(frames(&[Some(b"{\"a\":"), Some(b""), Some(b"1}")]), 64).await;
-        assert_eq!(collected.expect("whole"), Bytes::from_static(b"{\"a\":1}"));
-        let empty = collect(frames(&[]), 64).await;
-        assert_eq!(empty.expect("whole"), Bytes::new());
+    async fn a_body_of_one_frame_is_kept_as_it_came_not_copied() {
+        static BODY: &[u8] = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call"}"#;
+        let body = PrescannedBody::scanning(frames(&[Some(BODY)]), scan(1 << 20));
+        let (read, error) = frames_read(body).await;
+        assert_eq!((read.len(), error), (1, None));
+        assert_eq!(read[0].as_ptr(), BODY.as_ptr());
+    }
+
+    #[tokio::test]
+    async fn frames_are_held_back_and_joined_in_order_and_an_empty_body_is_empty() {
+        let mut body = PrescannedBody::scanning(
+            frames(&[Some(b"{\"a\":"), Some(b""), Some(b"1}")]),
+            scan(64),
+        );
+        let first = std::future::poll_fn(|cx| Pin::new(&mut body).poll_frame(cx)).await;
+        let first = first.expect("a frame").expect("data").into_data().unwrap();
+        assert_eq!(
+            first,
+            Bytes::from_static(b"{\"a\":1}"),
+            "rmcp sees the whole body at once"
+        );
+        assert!(body.is_end_stream());
+        let (empty, error, _) = read_through(&[], 64).await;
+        assert_eq!((empty, error), (Vec::new(), None));
     }
 
     #[tokio::test]
     async fn past_the_limit_the_body_goes_on_unscanned_and_whole() {
         for limit in [0, 3, 4, 5] {
-            let result = collect(frames(&[Some(b"abcd"), Some(b"ef"), Some(b"gh")]), limit).await;
-            let Err(unscanned) = result else {
-                panic!("a body of 8 bytes is over a limit of {limit}");
-            };
-            assert_eq!(read_all(unscanned).await, (b"abcdefgh".to_vec(), None));
+            let (read, error, scan) =
+                read_through(&[Some(b"abcd"), Some(b"ef"), Some(b"gh")], limit).await;
+            assert_eq!((read, error), (b"abcdefgh".to_vec(), None), "limit {limit}");
+            assert!(matches!(*scan.lock(), Finding::Nothing));
         }
-        let fits = collect(frames(&[Some(b"abcd"), Some(b"ef")]), 6).await;
-        assert_eq!(fits.expect("whole"), Bytes::from_static(b"abcdef"));
+        let (fits, _, scan) = read_through(&[Some(b"abcd"), Some(b"ef")], 6).await;
+        assert_eq!(fits, b"abcdef".to_vec());
+        assert!(matches!(*scan.lock(), Finding::Unscanned(_)));
     }
 
     #[tokio::test]
@@ -415,17 +575,73 @@ mod tests {
             let mut list = read.to_vec();
             list.push(None);
             list.push(Some(b"never read"));
-            let Err(unscanned) = collect(frames(&list), 64).await else {
-                panic!("a failed read is not a body");
-            };
             let expected: Vec<u8> = read
                 .iter()
                 .flat_map(|data| data.unwrap().to_vec())
                 .collect();
-            assert_eq!(
-                read_all(unscanned).await,
-                (expected, Some("connection reset"))
-            );
+            let (got, error, scan) = read_through(&list, 64).await;
+            assert_eq!((got, error), (expected, Some("connection reset")));
+            assert!(matches!(*scan.lock(), Finding::Nothing));
         }
+    }
+
+    /// Over the key limit: more colons than `Limits::max_keys` (64), so the scan runs first.
+    fn too_many_keys() -> &'static [u8] {
+        let keys: Vec<String> = (0..65).map(|i| format!("\"k{i}\":{{}}")).collect();
+        let body = format!(
+            r#"{{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{{"name":"t","inputResponses":{{{}}}}}}}"#,
+            keys.join(",")
+        );
+        Box::leak(body.into_bytes().into_boxed_slice())
+    }
+
+    #[tokio::test]
+    async fn a_refused_body_reaches_rmcp_as_the_stand_in() {
+        let (read, error, scan) = read_through(&[Some(too_many_keys())], 1 << 20).await;
+        assert_eq!((read, error), (UNDECODABLE.to_vec(), None));
+        let refusal = scan.refusal().expect("refused");
+        let refusal: serde_json::Value = serde_json::from_slice(&refusal).unwrap();
+        assert_eq!(refusal["id"], 7);
+        assert_eq!(refusal["error"]["code"], -32602);
+    }
+
+    /// rmcp's answer to what it read, as the pre-scan's response future passes it on.
+    async fn answered(
+        scan: Option<Arc<Scan>>,
+        status: StatusCode,
+    ) -> Response<Either<&'static str, Full<Bytes>>> {
+        let response = Response::builder().status(status).body("rmcp").unwrap();
+        let future = PrescanFuture {
+            inner: std::future::ready(Ok::<_, ()>(response)),
+            scan,
+        };
+        future.await.unwrap()
+    }
+
+    #[tokio::test]
+    async fn only_rmcp_s_415_is_replaced_and_only_by_a_refusal() {
+        // The stand-in's 415 becomes the refusal, as HTTP 200.
+        let (_, _, refused) = read_through(&[Some(too_many_keys())], 1 << 20).await;
+        let response = answered(Some(refused), StatusCode::UNSUPPORTED_MEDIA_TYPE).await;
+        assert_eq!(response.status(), StatusCode::OK);
+        assert!(matches!(response.body(), Either::Right(_)));
+        // A body rmcp read first and could not decode is scanned then: a `_meta` that is not
+        // an object is refused under the request's id.
+        static WRONG_META: &[u8] =
+            br#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"t","_meta":1}}"#;
+        let (_, _, unscanned) = read_through(&[Some(WRONG_META)], 1 << 20).await;
+        let response = answered(Some(unscanned), StatusCode::UNSUPPORTED_MEDIA_TYPE).await;
+        assert!(matches!(response.body(), Either::Right(_)));
+        // Any other answer is rmcp's, and so is a 415 with nothing to refuse.
+        let (_, _, refused) = read_through(&[Some(too_many_keys())], 1 << 20).await;
+        let response = answered(Some(refused), StatusCode::FORBIDDEN).await;
+        assert_eq!(response.status(), StatusCode::FORBIDDEN);
+        static FINE: &[u8] =
+            br#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"t"}}"#;
+        let (_, _, fine) = read_through(&[Some(FINE)], 1 << 20).await;
+        let response = answered(Some(fine), StatusCode::UNSUPPORTED_MEDIA_TYPE).await;
+        assert!(matches!(response.body(), Either::Left("rmcp")));
+        let response = answered(None, StatusCode::UNSUPPORTED_MEDIA_TYPE).await;
+        assert!(matches!(response.body(), Either::Left("rmcp")));
     }
 }

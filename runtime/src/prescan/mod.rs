@@ -36,7 +36,7 @@ mod http;
 mod stdio;
 
 #[cfg(feature = "http")]
-pub use http::{PrescanLayer, PrescanService, PrescannedBody};
+pub use http::{PrescanFuture, PrescanLayer, PrescanService, PrescannedBody};
 pub use stdio::{StdioFilter, stdio};
 
 /// Checks the MRTR params of raw JSON-RPC messages before rmcp decodes them.
