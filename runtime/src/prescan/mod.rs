@@ -68,8 +68,11 @@ impl Prescan {
     /// left out and answers its own, vaguer -32602 about `_meta`.
     #[cfg(feature = "http")]
     pub(crate) fn rmcp_may_read_first(&self, message: &[u8]) -> bool {
+        // `memmem::find` would build its searcher for every body.
+        static NULL: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+            std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"null"));
         let colons = memchr::memchr_iter(b':', message).count();
-        colons <= self.limits.max_keys && memchr::memmem::find(message, b"null").is_none()
+        colons <= self.limits.max_keys && NULL.find(message).is_none()
     }
 
     fn verdict(&self, message: &[u8]) -> Option<(RequestId, ErrorData)> {
