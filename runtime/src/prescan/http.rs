@@ -1,6 +1,7 @@
 //! The pre-scan on Streamable HTTP: a tower layer in front of rmcp's `StreamableHttpService`.
 //!
-//! The layer reads a JSON POST body once, bounded by the same limit rmcp applies. A body that
+//! The layer hands rmcp a JSON POST's body wrapped: the wrapper holds the frames back as rmcp
+//! reads them, bounded by the same limit rmcp applies, and decides at the last one. A body that
 //! cannot carry too many `inputResponses` keys (no more colons than the limit) and holds no
 //! `null` goes to rmcp as it came, unscanned: rmcp decodes it, and [`crate::StrictParams`]
 //! answers fields that do not fit rmcp's model. Only if rmcp cannot decode it (its 415) is it
