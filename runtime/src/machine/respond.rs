@@ -40,6 +40,25 @@ impl Opening {
     pub(crate) fn ready(opened: Result<Io, MrtrError>) -> Self {
         Opening::Ready(Some(opened))
     }
+
+    /// Whether this round may take a lease: only a claim does (`crate::lease`).
+    fn claims(&self) -> bool {
+        matches!(self, Opening::Claiming(_))
+    }
+}
+
+/// `round` in a scope for the lease its opening may take. A round whose opening claims nothing
+/// holds no lease, and runs without the task-local scope, which every poll of the round would
+/// otherwise swap in and out.
+fn leased<'a, T, F>(claims: bool, round: F) -> Pin<Box<dyn Future<Output = T> + Send + 'a>>
+where
+    F: Future<Output = T> + Send + 'a,
+{
+    if claims {
+        Box::pin(crate::lease::scope(round))
+    } else {
+        Box::pin(round)
+    }
 }
 
 impl Future for Opening {
@@ -71,9 +90,9 @@ where
     R: Lift + IntoResponse<Out> + 'a,
     Out: From<InputRequiredResult> + 'a,
 {
-    Box::pin(crate::lease::scope(async move {
+    leased(open.claims(), async move {
         answered(outcome::<R, Out>(opened::<R, _>(open, body).await))
-    }))
+    })
 }
 
 /// [`respond`] for a body lowered into a step function (`stepped.rs`): its waits are awaited
@@ -86,13 +105,13 @@ where
     R: Lift + IntoResponse<Out> + 'a,
     Out: From<InputRequiredResult> + 'a,
 {
-    Box::pin(crate::lease::scope(async move {
+    leased(open.claims(), async move {
         let out = match open.await {
             Ok(io) => super::stepped::drive::<R>(io, body).await,
             Err(error) => Ok(Flow::Fail(error)),
         };
         answered(outcome::<R, Out>(out))
-    }))
+    })
 }
 
 /// [`respond`] for `#[tool(local)]` / `#[prompt(local)]` handlers, whose futures need not be
