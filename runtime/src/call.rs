@@ -268,16 +268,23 @@ impl Request {
 
     /// Opens the round at once, unless a replay guard must first claim the continuation: only
     /// that claim awaits, so only that path is a boxed future.
-    fn open(self, handler: &'static Handler, mut context: RequestContext<RoleServer>) -> Opening {
+    fn open(self, handler: &'static Handler, context: RequestContext<RoleServer>) -> Opening {
+        self.checked(handler, context)
+            .unwrap_or_else(|error| Opening::ready(Err(error)))
+    }
+
+    /// [`Request::open`], failing with the first check the request does not pass.
+    fn checked(
+        self,
+        handler: &'static Handler,
+        mut context: RequestContext<RoleServer>,
+    ) -> Result<Opening, MrtrError> {
         let caps = ClientCaps::of_request(&mut context);
-        let runtime = match Runtime::for_request(&context.extensions) {
-            Ok(runtime) => runtime,
-            Err(error) => return Opening::ready(Err(error)),
-        };
+        let runtime = Runtime::for_request(&context.extensions)?;
         if let Era::Legacy(version) = Era::of(&context) {
             tracing::debug!(target: "mrtr", handler = handler.path, %version, "legacy session: asks are awaited in place");
             crate::observe::round_opened(handler.path, "legacy", None, &[]);
-            return Opening::ready(Ok(Io::live(
+            return Ok(Opening::ready(Ok(Io::live(
                 handler,
                 context.peer.clone(),
                 version,
@@ -286,22 +293,17 @@ impl Request {
             )
             .with_arguments(self.arguments)
             .with_cancellation(context.ct.clone())
-            .with_context(context)));
+            .with_context(context))));
         }
         let incoming = self.input_responses.unwrap_or_default();
-        if let Err(error) = runtime.limits.check(&incoming) {
-            return Opening::ready(Err(error));
-        }
+        runtime.limits.check(&incoming)?;
         let binding = Binding {
             bind: bind_digest(self.method, &self.target, self.arguments.as_ref()),
             principal: principal_of(&context),
         };
         let opened = match &self.request_state {
             None => None,
-            Some(token) => match runtime.sealer.open(token, &binding) {
-                Ok(opened) => Some(opened),
-                Err(error) => return Opening::ready(Err(error)),
-            },
+            Some(token) => Some(runtime.sealer.open(token, &binding)?),
         };
         let round = ModernRound {
             handler,
@@ -311,7 +313,7 @@ impl Request {
             step_key: self.step_key,
             arguments: self.arguments,
         };
-        match (opened, runtime.replay.clone()) {
+        Ok(match (opened, runtime.replay.clone()) {
             (Some(opened), Some(guard)) => {
                 let delivery = delivery_of(&context);
                 Opening::Claiming(Box::pin(async move {
@@ -320,7 +322,7 @@ impl Request {
                 }))
             }
             (opened, _) => Opening::ready(Ok(round.start(runtime, opened, context))),
-        }
+        })
     }
 }
 

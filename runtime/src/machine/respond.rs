@@ -47,20 +47,6 @@ impl Opening {
     }
 }
 
-/// `round` in a scope for the lease its opening may take. A round whose opening claims nothing
-/// holds no lease, and runs without the task-local scope, which every poll of the round would
-/// otherwise swap in and out.
-fn leased<'a, T, F>(claims: bool, round: F) -> Pin<Box<dyn Future<Output = T> + Send + 'a>>
-where
-    F: Future<Output = T> + Send + 'a,
-{
-    if claims {
-        Box::pin(crate::lease::scope(round))
-    } else {
-        Box::pin(round)
-    }
-}
-
 impl Future for Opening {
     type Output = Result<Io, MrtrError>;
 
@@ -73,6 +59,20 @@ impl Future for Opening {
             })),
             Opening::Claiming(claiming) => claiming.as_mut().poll(cx),
         }
+    }
+}
+
+/// `round` in a scope for the lease its opening may take. A round whose opening claims nothing
+/// holds no lease, and runs without the task-local scope, which every poll of the round would
+/// otherwise swap in and out.
+fn leased<'a, T, F>(claims: bool, round: F) -> BoxFuture<'a, T>
+where
+    F: Future<Output = T> + Send + 'a,
+{
+    if claims {
+        Box::pin(crate::lease::scope(round))
+    } else {
+        Box::pin(round)
     }
 }
 

@@ -148,20 +148,16 @@ impl Scan {
     /// decodes every body anyway, and almost every body decodes. Fields that decode but do not
     /// fit rmcp's model reach `StrictParams` as a custom request, which answers the same -32602.
     fn decide(&self, bytes: Bytes) -> Bytes {
-        let finding = if self.prescan.rmcp_may_read_first(&bytes) {
-            Finding::Unscanned(bytes.clone())
-        } else {
-            match self.prescan.refusal(&bytes) {
-                None => return bytes,
-                Some(refusal) => Finding::Refused(refusal),
+        if self.prescan.rmcp_may_read_first(&bytes) {
+            *self.lock() = Finding::Unscanned(bytes.clone());
+            return bytes;
+        }
+        match self.prescan.refusal(&bytes) {
+            None => bytes,
+            Some(refusal) => {
+                *self.lock() = Finding::Refused(refusal);
+                Bytes::from_static(UNDECODABLE)
             }
-        };
-        let refused = matches!(finding, Finding::Refused(_));
-        *self.lock() = finding;
-        if refused {
-            Bytes::from_static(UNDECODABLE)
-        } else {
-            bytes
         }
     }
 
