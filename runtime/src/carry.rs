@@ -11,6 +11,7 @@
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
+use crate::cbor;
 use crate::error::MrtrError;
 
 /// A local that can be saved in a continuation.
@@ -37,31 +38,9 @@ pub struct Slot<T> {
 pub const fn slot<T: Carry>() -> Slot<T> {
     Slot {
         value: None,
-        encode: |value, buffer| ciborium::into_writer(value, buffer).map_err(|e| e.to_string()),
-        decode: |input| {
-            with_scratch(|scratch| ciborium::de::from_reader_with_buffer(input, scratch))
-                .map_err(|e| e.to_string())
-        },
+        encode: |value, buffer| cbor::to_vec(value, buffer).map_err(|e| e.0),
+        decode: |input| cbor::from_slice(input).map_err(|e| e.0),
     }
-}
-
-/// How much of a text or byte string ciborium reads at a time: what `from_reader` allocates.
-const SCRATCH_LEN: usize = 4096;
-
-thread_local! {
-    static SCRATCH: std::cell::Cell<Option<Box<[u8; SCRATCH_LEN]>>> =
-        const { std::cell::Cell::new(None) };
-}
-
-/// Runs `decode` with this thread's scratch buffer. `ciborium::from_reader` zeroes a fresh
-/// 4 KiB buffer on the stack for every value it reads: with a few slots per round, that memset
-/// was 2% of a flow's instructions. A nested decode (a slot's `Deserialize` that restores
-/// another) finds the cell empty and gets a buffer of its own.
-fn with_scratch<R>(decode: impl FnOnce(&mut [u8]) -> R) -> R {
-    let mut scratch = SCRATCH.take().unwrap_or_else(|| Box::new([0; SCRATCH_LEN]));
-    let result = decode(&mut scratch[..]);
-    SCRATCH.set(Some(scratch));
-    result
 }
 
 /// A slot seen without its type: what saving, restoring and fingerprinting need.
@@ -282,14 +261,13 @@ mod tests {
     }
 
     #[test]
-    fn the_shared_scratch_reads_strings_longer_than_itself_and_is_reused_clean() {
-        let long = "é".repeat(3 * SCRATCH_LEN);
+    fn long_texts_and_collections_of_them_come_back_whole() {
+        let long = "é".repeat(12_288);
         assert_eq!(round_trip(&long), long);
-        // Whatever the long string left in the scratch, the next values read only their own bytes.
         let short = vec!["a".to_owned(), "bc".to_owned(), String::new()];
         assert_eq!(round_trip(&short), short);
         let keyed: std::collections::BTreeMap<String, (u8, String)> =
-            [("x".repeat(SCRATCH_LEN + 1), (1, "y".into()))].into();
+            [("x".repeat(4097), (1, "y".into()))].into();
         assert_eq!(round_trip(&keyed), keyed);
     }
 }

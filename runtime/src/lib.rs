@@ -30,6 +30,7 @@ mod bind;
 mod call;
 mod capability;
 mod carry;
+mod cbor;
 mod elicit;
 mod era;
 mod error;

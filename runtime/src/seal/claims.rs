@@ -30,11 +30,11 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
+use crate::cbor;
+use crate::cbor::sink::Sink;
 use crate::request::{Asks, InputMethod, InputRequest};
 use crate::seal::Continuation;
-use crate::seal::json_cbor;
 use crate::seal::known_forms::{self, KnownForm};
-use crate::seal::sink::Sink;
 
 pub(crate) const AUDIENCE_LEN: usize = 16;
 pub(crate) const PRINCIPAL_LEN: usize = 16;
@@ -100,7 +100,7 @@ fn write(out: &mut impl Sink, stamp: &Stamp, continuation: &Continuation) -> Res
         match &request.params {
             Some(params) => {
                 out.put(&[method | METHOD_HAS_PARAMS]);
-                json_cbor::write(out, params);
+                cbor::json::write(out, params);
             }
             None => out.put(&[method]),
         }
@@ -108,7 +108,7 @@ fn write(out: &mut impl Sink, stamp: &Stamp, continuation: &Continuation) -> Res
     put_varint(out, continuation.answered.len() as u64);
     for (key, answer) in &continuation.answered {
         put_text(out, key);
-        json_cbor::write(out, answer);
+        cbor::json::write(out, answer);
     }
     out.put(&continuation.carried);
     Ok(())
@@ -281,7 +281,7 @@ impl Reader<'_> {
     }
 
     fn cbor(&mut self, what: &str) -> Result<Value, String> {
-        json_cbor::read(&mut self.rest).map_err(|e| format!("{what}: {e}"))
+        cbor::json::read(&mut self.rest).map_err(|e| format!("{what}: {e}"))
     }
 }
 

@@ -21,7 +21,7 @@ use serde::Deserialize;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-use super::json_cbor;
+use crate::cbor;
 
 /// One derived form, as `#[derive(Elicit)]` submits it.
 #[doc(hidden)]
@@ -147,9 +147,9 @@ fn collect(schemas: impl Iterator<Item = Value>) -> HashMap<FormId, &'static Kno
 }
 
 fn id(schema: &Value) -> FormId {
-    let mut cbor = Vec::new();
-    json_cbor::write(&mut cbor, &sorted(schema.clone()));
-    let digest = Sha256::digest(&cbor);
+    let mut encoded = Vec::new();
+    cbor::json::write(&mut encoded, &sorted(schema.clone()));
+    let digest = Sha256::digest(&encoded);
     let mut id = [0; FORM_ID_LEN];
     id.copy_from_slice(&digest[..FORM_ID_LEN]);
     id

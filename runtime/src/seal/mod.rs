@@ -21,11 +21,9 @@ use crate::request::{Asks, InputRequest};
 mod cipher;
 mod claims;
 mod clock;
-mod json_cbor;
 mod keyring;
 pub(crate) mod known_forms;
 mod mode;
-mod sink;
 mod token;
 
 pub use clock::Clock;

@@ -2,7 +2,7 @@
 //! writer for both (the claims layout and the JSON values inside it) keeps the size check and
 //! the token in step.
 
-pub(super) trait Sink {
+pub(crate) trait Sink {
     fn put(&mut self, bytes: &[u8]);
 }
 
