@@ -17,6 +17,7 @@ use std::sync::{Arc, Mutex};
 use futures::FutureExt;
 
 use crate::replay::{IdempotencyKey, ReplayGuard};
+use crate::unpoisoned;
 
 /// A continuation this round has taken for the guard's lease.
 pub(crate) struct Lease {
@@ -50,13 +51,13 @@ pub struct Delivery(Arc<Mutex<Option<Lease>>>);
 
 impl Delivery {
     fn deposit(&self, lease: Lease) {
-        *self.0.lock().unwrap_or_else(|p| p.into_inner()) = Some(lease);
+        *unpoisoned::lock(&self.0) = Some(lease);
     }
 
     /// The response is leaving: spend the lease it carries, if any (once).
     #[cfg(any(feature = "http", test))]
     pub(crate) fn delivered(&self) {
-        let lease = self.0.lock().unwrap_or_else(|p| p.into_inner()).take();
+        let lease = unpoisoned::lock(&self.0).take();
         if let Some(lease) = lease {
             lease.spend();
         }

@@ -42,6 +42,7 @@ mod request;
 mod runtime;
 mod seal;
 mod strict;
+mod unpoisoned;
 
 pub use answer::Answer;
 pub use call::{Principal, ResourceCall, StepKey, ToolFn, call, get_prompt};

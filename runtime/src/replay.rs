@@ -26,6 +26,7 @@ use futures::future::BoxFuture;
 
 use crate::seal::Clock;
 pub use crate::seal::IdempotencyKey;
+use crate::unpoisoned;
 
 /// How long a round may hold its continuation before another presentation may take it over,
 /// unless a guard is configured otherwise: longer than any round should take (a round that
@@ -161,10 +162,7 @@ impl InMemoryReplayGuard {
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Entries> {
-        // The maps stay consistent even if a holder panicked: no update can panic midway.
-        self.entries
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+        unpoisoned::lock(&self.entries)
     }
 
     /// [`ReplayGuard::claim`], which in memory never waits and never fails.

@@ -7,6 +7,7 @@ use crate::error::MrtrError;
 use crate::limits::Limits;
 use crate::replay::ReplayGuard;
 use crate::seal::Sealer;
+use crate::unpoisoned;
 
 /// Sealing keys, limits and the optional replay guard, shared by every handler.
 ///
@@ -65,11 +66,7 @@ impl Runtime {
 
     /// The runtime [`Runtime::install`] made the default, if any.
     pub fn installed() -> Option<Arc<Runtime>> {
-        INSTALLED
-            .get()?
-            .read()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .clone()
+        unpoisoned::read(INSTALLED.get()?).clone()
     }
 
     /// Makes every continuation token single-use.
@@ -82,9 +79,7 @@ impl Runtime {
     pub fn install(self) -> Arc<Runtime> {
         let runtime = Arc::new(self);
         let slot = INSTALLED.get_or_init(|| RwLock::new(None));
-        *slot
-            .write()
-            .unwrap_or_else(|poisoned| poisoned.into_inner()) = Some(runtime.clone());
+        *unpoisoned::write(slot) = Some(runtime.clone());
         runtime
     }
 

@@ -18,6 +18,7 @@ use std::sync::{Arc, Mutex};
 use futures::future::BoxFuture;
 
 use crate::carry::Slots;
+use crate::unpoisoned::lock;
 
 use super::compose::Frame;
 use super::lift::{Flow, Lift, Lifted};
@@ -87,13 +88,6 @@ impl<R> Mailbox<R> {
     fn sender(&mut self) -> Arc<Mutex<Delivered<R>>> {
         Arc::clone(self.0.get_or_insert_with(|| Arc::new(Mutex::new(None))))
     }
-}
-
-/// A poisoned mailbox only means a callee panicked after locking it; its content is still whole.
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 /// A helper site's callee, taking the site's arguments and carried frame with it: run by the

@@ -24,6 +24,7 @@ use http_body::{Body, Frame, SizeHint};
 use http_body_util::{Either, Full};
 
 use super::Prescan;
+use crate::unpoisoned;
 
 /// rmcp's default `StreamableHttpServerConfig::max_request_body_bytes`.
 pub const DEFAULT_MAX_REQUEST_BODY_BYTES: usize = 4 * 1024 * 1024;
@@ -171,10 +172,7 @@ impl Scan {
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Finding> {
-        // A finding is written whole by one assignment: a panic elsewhere cannot leave half.
-        self.finding
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+        unpoisoned::lock(&self.finding)
     }
 }
 
@@ -314,11 +312,7 @@ impl<B: Body> PrescannedBody<B> {
 
     fn passing(prefix: Option<Bytes>, error: Option<B::Error>, rest: Option<B>) -> Self {
         Self {
-            state: State::Passing {
-                prefix,
-                error,
-                rest,
-            },
+            state: State::passing(prefix, error, rest),
         }
     }
 }
@@ -368,11 +362,7 @@ where
             else {
                 unreachable!("the loop runs on a holding body");
             };
-            this.state = State::Passing {
-                prefix: Some(prefix),
-                error,
-                rest: rest_too.then_some(body),
-            };
+            this.state = State::passing(Some(prefix), error, rest_too.then_some(body));
         }
         let State::Passing {
             prefix,
@@ -435,12 +425,17 @@ where
 }
 
 impl<B: Body> State<B> {
-    fn empty() -> Self {
+    /// What rmcp reads from here on: `prefix`, then `error`, then what is left of `rest`.
+    fn passing(prefix: Option<Bytes>, error: Option<B::Error>, rest: Option<B>) -> Self {
         State::Passing {
-            prefix: None,
-            error: None,
-            rest: None,
+            prefix,
+            error,
+            rest,
         }
+    }
+
+    fn empty() -> Self {
+        Self::passing(None, None, None)
     }
 }
 

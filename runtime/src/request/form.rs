@@ -11,6 +11,8 @@ use rmcp::model::{ElicitRequestParams, ElicitationSchema};
 use serde::Deserialize;
 use serde_json::Value;
 
+use crate::unpoisoned;
+
 /// Distinct schemas kept. Forms built from data (an enum of this user's projects) would each
 /// take a place; once full, new schemas are converted every time instead of evicting any.
 const KEPT: usize = 64;
@@ -43,17 +45,13 @@ pub(super) fn params(params: &Value) -> Option<Result<ElicitRequestParams, serde
 /// `schema` in rmcp's model: a clone of an earlier conversion of an equal schema, or a new one.
 fn converted(schema: &Value) -> Result<ElicitationSchema, serde_json::Error> {
     {
-        let kept = CONVERTED
-            .read()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let kept = unpoisoned::read(&CONVERTED);
         if let Some((_, model)) = kept.iter().find(|(json, _)| json == schema) {
             return Ok(model.clone());
         }
     }
     let model = ElicitationSchema::deserialize(schema)?;
-    let mut kept = CONVERTED
-        .write()
-        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    let mut kept = unpoisoned::write(&CONVERTED);
     if kept.len() < KEPT && !kept.iter().any(|(json, _)| json == schema) {
         kept.push((schema.clone(), model.clone()));
     }

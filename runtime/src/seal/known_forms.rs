@@ -22,6 +22,7 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 use crate::cbor;
+use crate::unpoisoned;
 
 /// One derived form, as `#[derive(Elicit)]` submits it.
 #[doc(hidden)]
@@ -50,17 +51,11 @@ impl KnownForm {
         static SEEN: LazyLock<RwLock<HashMap<usize, Option<&'static KnownForm>>>> =
             LazyLock::new(Default::default);
         let address = schema as usize;
-        if let Some(found) = SEEN
-            .read()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .get(&address)
-        {
+        if let Some(found) = unpoisoned::read(&SEEN).get(&address) {
             return *found;
         }
         let found = Self::find(&schema());
-        SEEN.write()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .insert(address, found);
+        unpoisoned::write(&SEEN).insert(address, found);
         found
     }
 

@@ -9,7 +9,7 @@
 #![allow(deprecated)] // sampling and roots are deprecated by SEP-2577 but still part of the protocol
 
 use std::fmt;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 
 use rmcp::ClientHandler;
 use rmcp::model::{
@@ -558,9 +558,7 @@ fn received(method: &'static str, key: Option<String>, text: String, params: Val
     }
 }
 
-pub(super) fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(PoisonError::into_inner)
-}
+pub(super) use crate::unpoisoned::lock;
 
 fn key_of(context: &RequestContext<RoleClient>) -> Option<String> {
     match &context.id {
