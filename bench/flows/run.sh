@@ -9,7 +9,8 @@
 # then the same flows on legacy sessions (live elicitation) against the mrtr example and the
 # legacy original. Prints the table and writes bench/flows/flows.svg.
 #
-#   bash bench/flows/run.sh                 # the measured run (release build), ~2 minutes
+#   bash bench/flows/run.sh                 # the measured run (release build), ~3 minutes, then
+#                                           # the example and rmcp by hand paired (below)
 #   bash bench/flows/run.sh --smoke         # what CI runs: debug build, a few seconds a server,
 #                                           # fails unless every server completed flows, 0 errors
 #   bash bench/flows/run.sh --seconds 10    # more flags go to the load generator (src/bin/flows.rs)
@@ -53,7 +54,7 @@ if ((SMOKE)) && command -v valgrind >/dev/null; then
         --server "mrtr example=$TARGET/examples/deploy_service --http {addr}" \
         --legacy "mrtr example=$TARGET/examples/deploy_service --http {addr}"
 fi
-exec "$TARGET/flows" "${RUN[@]}" \
+"$TARGET/flows" "${RUN[@]}" \
     --server "mrtr example=$TARGET/examples/deploy_service --http {addr}" \
     --server "rmcp by hand=$TARGET/rmcp_baseline --http {addr}" \
     --server "mrtr (h1 state, no pre-scan)=$TARGET/mrtr_as_baseline --http {addr}" \
@@ -62,3 +63,13 @@ exec "$TARGET/flows" "${RUN[@]}" \
     --legacy "mrtr example=$TARGET/examples/deploy_service --http {addr}" \
     --legacy "rmcp legacy original=$TARGET/examples/legacy_deploy_service --http {addr}" \
     "$@"
+if ((SMOKE)); then
+    exit 0
+fi
+# The target ratio, steadier: the example and rmcp by hand driven at the same time, so that a
+# neighbour's burst on this shared machine lands on both (the turns above are seconds apart).
+# The flags given to this script are for the run above only.
+echo
+"$TARGET/flows" --paired --connections 16 --seconds 4 --passes 5 --warmup 1 \
+    --server "mrtr example=$TARGET/examples/deploy_service --http {addr}" \
+    --server "rmcp by hand=$TARGET/rmcp_baseline --http {addr}"
