@@ -328,6 +328,17 @@ fn what_serde_never_wrote_is_refused_in_words() {
         };
         assert!(error.contains(reason), "{bytes:02x?}: {error}");
     }
+    let below_i128_min = [[0xc3, 0x50, 0x80].as_slice(), &[0; 15]].concat();
+    assert!(
+        decoded::<i128>(&below_i128_min)
+            .unwrap_err()
+            .contains("below i128::MIN")
+    );
+    assert!(
+        decoded::<Sample>(&[0x01])
+            .unwrap_err()
+            .contains("enum variant")
+    );
     assert!(decoded::<()>(&[0x01]).unwrap_err().contains("null"));
     assert!(
         decoded::<Sample>(&encoded(&"Flag"))
