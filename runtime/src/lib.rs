@@ -182,6 +182,16 @@ pub mod __bench {
             .map(crate::machine::Frame::into_carried)
     }
 
+    /// Appends a carried local as a suspension saves it.
+    pub fn carry_save<T: serde::Serialize>(value: &T, out: &mut Vec<u8>) -> Result<(), String> {
+        crate::cbor::to_vec(value, out).map_err(|e| e.0)
+    }
+
+    /// Reads a carried local back as a resume restores it.
+    pub fn carry_restore<T: serde::de::DeserializeOwned>(input: &mut &[u8]) -> Result<T, String> {
+        crate::cbor::from_slice(input).map_err(|e| e.0)
+    }
+
     /// The sealer a configuration describes, as a [`crate::Runtime`] builds it.
     pub fn sealer(config: &crate::config::StateConfig) -> Result<Sealer, crate::MrtrError> {
         config.sealer()
