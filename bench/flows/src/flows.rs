@@ -2,6 +2,8 @@
 //! answers are chosen by what is asked (the method and the form's fields), never by the key:
 //! each SDK names its keys its own way (python-sdk uses the resolver's qualified name).
 
+use std::sync::Arc;
+
 use serde_json::{Value, json};
 
 /// One complete tool call: its arguments, how many rounds it takes when every question is
@@ -15,7 +17,7 @@ pub struct Flow {
 }
 
 /// The mix each connection cycles through: two two-round flows and the five-round loop.
-pub const FLOWS: [Flow; 3] = [
+pub static FLOWS: [Flow; 3] = [
     Flow {
         tool: "deploy_service",
         arguments: || json!({ "service": "checkout-api" }),
@@ -35,6 +37,58 @@ pub const FLOWS: [Flow; 3] = [
         result_starts_with: "Rolled checkout-api out in 4 waves",
     },
 ];
+
+/// The flows one run cycles through: all of [`FLOWS`], or the ones named (`--flow`), which shows
+/// which tool a difference between servers comes from.
+#[derive(Clone)]
+pub struct Mix(Arc<[&'static Flow]>);
+
+impl Mix {
+    pub fn all() -> Self {
+        Mix(FLOWS.iter().collect())
+    }
+
+    /// The flows of the tools `names`, in [`FLOWS`]' order; all of them when `names` is empty.
+    pub fn named(names: &[String]) -> Result<Self, String> {
+        if names.is_empty() {
+            return Ok(Self::all());
+        }
+        if let Some(unknown) = names
+            .iter()
+            .find(|name| !FLOWS.iter().any(|flow| flow.tool == name.as_str()))
+        {
+            let known: Vec<&str> = FLOWS.iter().map(|flow| flow.tool).collect();
+            return Err(format!(
+                "--flow {unknown}: no such flow (known: {})",
+                known.join(", ")
+            ));
+        }
+        Ok(Mix(FLOWS
+            .iter()
+            .filter(|flow| names.iter().any(|name| name == flow.tool))
+            .collect()))
+    }
+
+    /// The flow a worker runs on its `turn`.
+    pub fn flow(&self, turn: usize) -> &'static Flow {
+        self.0[turn % self.0.len()]
+    }
+
+    /// How many kinds of flow the mix cycles through.
+    pub fn kinds(&self) -> usize {
+        self.0.len()
+    }
+
+    /// The mix as the report's header names it.
+    pub fn describe(&self) -> String {
+        let flows: Vec<String> = self
+            .0
+            .iter()
+            .map(|flow| format!("{} ({} rounds)", flow.tool, flow.rounds))
+            .collect();
+        flows.join(", ")
+    }
+}
 
 /// What the pretend model answers every sampling request with.
 pub const SUMMARY: &str = "- Card authorisations failing on checkout-api";
@@ -77,4 +131,39 @@ pub fn result_text(result: &Value) -> Option<&str> {
         .as_array()?
         .iter()
         .find_map(|block| block.get("text").and_then(Value::as_str))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tools(mix: &Mix) -> Vec<&'static str> {
+        (0..mix.kinds()).map(|turn| mix.flow(turn).tool).collect()
+    }
+
+    #[test]
+    fn a_mix_is_every_flow_or_the_named_ones_in_their_order() {
+        let all = Mix::named(&[]).unwrap();
+        assert_eq!(
+            tools(&all),
+            ["deploy_service", "summarize_incidents", "staged_rollout"]
+        );
+        let named = |names: &[&str]| {
+            Mix::named(
+                &names
+                    .iter()
+                    .map(|name| name.to_string())
+                    .collect::<Vec<_>>(),
+            )
+        };
+        let two = named(&["staged_rollout", "deploy_service"]).unwrap();
+        assert_eq!(tools(&two), ["deploy_service", "staged_rollout"]);
+        assert_eq!(two.flow(5).tool, "staged_rollout");
+        assert_eq!(
+            named(&["summarize_incidents"]).unwrap().describe(),
+            "summarize_incidents (2 rounds)"
+        );
+        let unknown = named(&["deploy"]).err().unwrap();
+        assert!(unknown.contains("no such flow"), "{unknown}");
+    }
 }

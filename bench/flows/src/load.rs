@@ -4,7 +4,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::flows::FLOWS;
+use crate::flows::Mix;
 use crate::legacy::Session;
 
 /// Which protocol era the flows speak.
@@ -46,28 +46,34 @@ enum Budget {
     Flows(u64),
 }
 
-/// Drives `url` for `duration` with `connections` workers.
-pub async fn drive(url: &str, era: Era, connections: usize, duration: Duration) -> Segment {
+/// Drives `url` for `duration` with `connections` workers, each cycling through `mix`.
+pub async fn drive(
+    url: &str,
+    era: Era,
+    connections: usize,
+    duration: Duration,
+    mix: &Mix,
+) -> Segment {
     let started = Instant::now();
     let budget = Budget::Until(started + duration);
-    let mut total = join(url, era, connections, budget).await;
+    let mut total = join(url, era, connections, budget, mix).await;
     total.elapsed = started.elapsed();
     total
 }
 
-/// Runs exactly `flows` flows on one connection, one after the other, the three kinds in turn:
-/// a fixed amount of work, for counting what a server spends on it.
-pub async fn drive_flows(url: &str, era: Era, flows: u64) -> Segment {
+/// Runs exactly `flows` flows on one connection, one after the other, the kinds of `mix` in
+/// turn: a fixed amount of work, for counting what a server spends on it.
+pub async fn drive_flows(url: &str, era: Era, flows: u64, mix: &Mix) -> Segment {
     let started = Instant::now();
-    let mut total = join(url, era, 1, Budget::Flows(flows)).await;
+    let mut total = join(url, era, 1, Budget::Flows(flows), mix).await;
     total.elapsed = started.elapsed();
     total
 }
 
-async fn join(url: &str, era: Era, connections: usize, budget: Budget) -> Segment {
+async fn join(url: &str, era: Era, connections: usize, budget: Budget, mix: &Mix) -> Segment {
     let url: Arc<str> = url.into();
     let workers: Vec<_> = (0..connections)
-        .map(|worker| tokio::spawn(work(url.clone(), era, worker, budget)))
+        .map(|worker| tokio::spawn(work(url.clone(), era, worker, budget, mix.clone())))
         .collect();
     let mut total = Segment::default();
     for worker in workers {
@@ -90,7 +96,7 @@ async fn join(url: &str, era: Era, connections: usize, budget: Budget) -> Segmen
 
 /// One worker: one client whose pool keeps its connection alive (a legacy worker needs a
 /// second one to post answers while the call's stream is open).
-async fn work(url: Arc<str>, era: Era, worker: usize, budget: Budget) -> Segment {
+async fn work(url: Arc<str>, era: Era, worker: usize, budget: Budget, mix: Mix) -> Segment {
     let mut segment = Segment::default();
     let client = match reqwest::Client::builder()
         .tcp_nodelay(true)
@@ -116,7 +122,7 @@ async fn work(url: Arc<str>, era: Era, worker: usize, budget: Budget) -> Segment
         Budget::Flows(flows) => started < flows,
     } {
         started += 1;
-        let flow = &FLOWS[turn % FLOWS.len()];
+        let flow = mix.flow(turn);
         turn += 1;
         let outcome = match &session {
             None => {

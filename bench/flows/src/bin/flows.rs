@@ -3,7 +3,7 @@
 //!
 //! ```text
 //! flows [--connections 32] [--seconds 5] [--passes 3] [--warmup 1] [--chart PATH] [--smoke]
-//!       [--paired]
+//!       [--paired] [--flow TOOL]..
 //!       --server 'LABEL=COMMAND ARGS..' ..   (2026-07-28 flows; `{addr}`/`{port}` are filled in)
 //!       --legacy 'LABEL=COMMAND ARGS..' ..   (the same flows on legacy sessions)
 //! ```
@@ -13,6 +13,9 @@
 //! server of each era is the one the ratio column compares against (put mrtr first).
 //! `--smoke` fails unless every server completed flows and none failed.
 //!
+//! `--flow TOOL` (repeatable) runs only that tool's flows, to see which tool a difference
+//! between servers comes from.
+//!
 //! `--paired` drives the servers of one era at the same time instead, each on its own
 //! `--connections`: they share the cores for the whole pass, so a neighbour's burst on a shared
 //! machine slows them alike, and the ratio between them is steadier than between turns a few
@@ -20,6 +23,7 @@
 
 use std::time::Duration;
 
+use mrtr_flows::flows::Mix;
 use mrtr_flows::load::{Era, drive};
 use mrtr_flows::report::{Measured, chart, table};
 use mrtr_flows::server::{Server, ServerSpec};
@@ -32,6 +36,8 @@ struct Options {
     chart: Option<String>,
     smoke: bool,
     paired: bool,
+    /// The tools `--flow` named; empty: all three.
+    tools: Vec<String>,
     servers: Vec<(ServerSpec, Era)>,
 }
 
@@ -44,6 +50,7 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Options, String> {
         chart: None,
         smoke: false,
         paired: false,
+        tools: Vec::new(),
         servers: Vec::new(),
     };
     while let Some(flag) = args.next() {
@@ -57,6 +64,7 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Options, String> {
             "--chart" => options.chart = Some(value()?),
             "--smoke" => options.smoke = true,
             "--paired" => options.paired = true,
+            "--flow" => options.tools.push(value()?),
             other => {
                 let era = Era::of_flag(other).ok_or(format!("unknown flag {other}"))?;
                 options.servers.push((ServerSpec::parse(&value()?)?, era));
@@ -72,6 +80,7 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Options, String> {
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let options = parse(std::env::args().skip(1))?;
+    let mix = Mix::named(&options.tools)?;
     let mut servers = Vec::new();
     for (spec, era) in &options.servers {
         eprintln!(
@@ -84,7 +93,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let segment = Duration::from_secs_f64(options.seconds);
     let warmup = Duration::from_secs_f64(options.warmup);
     for (server, era) in &servers {
-        drive(&server.url, *era, options.connections, warmup).await;
+        drive(&server.url, *era, options.connections, warmup, &mix).await;
     }
     let mut results: Vec<Measured> = servers
         .iter()
@@ -117,7 +126,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                 .map(|&index| {
                     let (server, era) = &servers[index];
                     let (url, era, connections) = (server.url.clone(), *era, options.connections);
-                    tokio::spawn(async move { drive(&url, era, connections, segment).await })
+                    let mix = mix.clone();
+                    tokio::spawn(async move { drive(&url, era, connections, segment, &mix).await })
                 })
                 .collect();
             for ((&index, before), driven) in turn.iter().zip(before).zip(driven) {
@@ -137,8 +147,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
     }
     println!(
-        "{} connections, {} passes of {:.1} s per server{}, flows: deploy_service (2 rounds), \
-         summarize_incidents (2 rounds), staged_rollout (5 rounds) in turn\n",
+        "{} connections, {} passes of {:.1} s per server{}, flows: {}{}\n",
         options.connections,
         options.passes,
         options.seconds,
@@ -146,7 +155,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             " (paired: the servers of an era driven at the same time)"
         } else {
             ""
-        }
+        },
+        mix.describe(),
+        if mix.kinds() > 1 { " in turn" } else { " only" }
     );
     println!("{}", table(&mut results));
     let mut failed = false;

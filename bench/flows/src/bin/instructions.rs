@@ -6,13 +6,15 @@
 //!
 //! ```text
 //! instructions [--flows 90] [--warmup 30] [--dumps DIR] [--cache-sim | --last-level BYTES]
+//!              [--flow TOOL]..
 //!              --server 'LABEL=COMMAND ARGS..' ..   (2026-07-28 flows)
 //!              --legacy 'LABEL=COMMAND ARGS..' ..   (legacy sessions)
 //! ```
 //!
 //! Each server runs under `valgrind --tool=callgrind`; `--warmup` flows on one connection fill
 //! its caches, the counters are zeroed (`callgrind_control -z`), exactly `--flows` flows run
-//! (the three kinds in turn, so keep it a multiple of 3), and the dump's total is divided by
+//! (the three kinds in turn, so keep it a multiple of 3; `--flow TOOL` counts one tool's flows
+//! only), and the dump's total is divided by
 //! them. Native servers only: a JIT (Node) or an interpreter under valgrind measures valgrind.
 //!
 //! `--cache-sim` also simulates the caches (32 KB L1s, a 1 MB 16-way last level) and reports
@@ -25,6 +27,7 @@
 
 use std::process::Command;
 
+use mrtr_flows::flows::Mix;
 use mrtr_flows::load::{Era, drive_flows};
 use mrtr_flows::report::era_name;
 use mrtr_flows::server::{Server, ServerSpec};
@@ -36,6 +39,8 @@ struct Options {
     dumps: Option<String>,
     /// The simulated last level in bytes; `None`: no cache simulation.
     last_level: Option<u64>,
+    /// The tools `--flow` named; empty: all three, in turn.
+    tools: Vec<String>,
     servers: Vec<(ServerSpec, Era)>,
 }
 
@@ -45,6 +50,7 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Options, String> {
         warmup: 30,
         dumps: None,
         last_level: None,
+        tools: Vec::new(),
         servers: Vec::new(),
     };
     while let Some(flag) = args.next() {
@@ -56,6 +62,7 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Options, String> {
             "--dumps" => options.dumps = Some(value()?),
             "--cache-sim" => options.last_level = Some(DEFAULT_LAST_LEVEL),
             "--last-level" => options.last_level = Some(last_level(&value()?)?),
+            "--flow" => options.tools.push(value()?),
             other => {
                 let era = Era::of_flag(other).ok_or(format!("unknown flag {other}"))?;
                 options.servers.push((ServerSpec::parse(&value()?)?, era));
@@ -191,9 +198,10 @@ async fn count(spec: &ServerSpec, era: Era, options: &Options) -> Result<Totals,
         &under_callgrind(spec, out, options.last_level),
         std::time::Duration::from_secs(120),
     )?;
-    let warm = drive_flows(&server.url, era, options.warmup).await;
+    let mix = Mix::named(&options.tools)?;
+    let warm = drive_flows(&server.url, era, options.warmup, &mix).await;
     callgrind_control("-z", server.pid())?;
-    let measured = drive_flows(&server.url, era, options.flows).await;
+    let measured = drive_flows(&server.url, era, options.flows, &mix).await;
     callgrind_control("-d", server.pid())?;
     drop(server);
     let errors = warm.errors + measured.errors;
@@ -221,8 +229,10 @@ async fn count(spec: &ServerSpec, era: Era, options: &Options) -> Result<Totals,
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let options = parse(std::env::args().skip(1))?;
     println!(
-        "instructions per flow (callgrind), {} flows after {} warm-up flows, one connection\n",
-        options.flows, options.warmup
+        "instructions per flow (callgrind), {} flows after {} warm-up flows, one connection: {}\n",
+        options.flows,
+        options.warmup,
+        Mix::named(&options.tools)?.describe()
     );
     let misses_columns = options.last_level.map_or(String::new(), |bytes| {
         let size = match bytes {
