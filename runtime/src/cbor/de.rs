@@ -18,7 +18,7 @@ use super::error::Error;
 use super::{
     ARRAY, BREAK, BYTES, DOUBLE, FALSE, HALF, INDEFINITE, MAP, NEGATIVE, NEGATIVE_BIGNUM, NULL,
     POSITIVE_BIGNUM, SINGLE, TAG, TEXT, TRUE, UNDEFINED, UNSIGNED, argument, array, half_to_f64,
-    length, take,
+    length, significant, take,
 };
 
 /// As deep as ciborium lets serde nest, so that every value it carried still reads.
@@ -93,10 +93,9 @@ impl<'de> Decoder<'de> {
         let mut items = Items {
             decoder: self,
             left,
-            ended: false,
         };
         let value = visit(&mut items)?;
-        if !items.ended && items.next()? {
+        if items.next()? {
             return Err(Error("items left unread".into()));
         }
         self.depth_left += 1;
@@ -125,8 +124,7 @@ impl<'de> Decoder<'de> {
         if bytes_head >> 5 != BYTES {
             return Err(Error("a bignum that is not a byte string".into()));
         }
-        let bytes = self.string(bytes_head)?;
-        let significant = &bytes[bytes.iter().take_while(|&&b| b == 0).count()..];
+        let significant = significant(self.string(bytes_head)?);
         if significant.len() > 16 {
             return Err(Error("a bignum past 128 bits".into()));
         }
@@ -140,11 +138,6 @@ impl<'de> Decoder<'de> {
             Ok(magnitude) => visitor.visit_i128(-1 - magnitude),
             Err(_) => Err(Error("a negative bignum below i128::MIN".into())),
         }
-    }
-
-    fn deserialize_ignored<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value, Error> {
-        de::Deserializer::deserialize_any(&mut *self, de::IgnoredAny)?;
-        visitor.visit_unit()
     }
 }
 
@@ -266,8 +259,10 @@ impl<'de> de::Deserializer<'de> for &mut Decoder<'de> {
         }
     }
 
+    /// Skips one item whole, nested as deep as reading would go and under the same limit.
     fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
-        self.deserialize_ignored(visitor)
+        self.deserialize_any(de::IgnoredAny)?;
+        visitor.visit_unit()
     }
 
     fn is_human_readable(&self) -> bool {
@@ -283,25 +278,21 @@ impl<'de> de::Deserializer<'de> for &mut Decoder<'de> {
 /// The items of an array or the entries of a map, counted or ended by a break.
 struct Items<'a, 'de> {
     decoder: &'a mut Decoder<'de>,
+    /// Items still to come; `Some(0)` once a break has ended an indefinite one.
     left: Option<usize>,
-    ended: bool,
 }
 
 impl Items<'_, '_> {
     /// Whether another item follows; consumes the break that ends an indefinite one.
     fn next(&mut self) -> Result<bool, Error> {
         match &mut self.left {
-            Some(0) => {
-                self.ended = true;
-                Ok(false)
-            }
+            Some(0) => Ok(false),
             Some(left) => {
                 *left -= 1;
                 Ok(true)
             }
             None if self.decoder.peek()? == BREAK => {
                 self.decoder.byte()?;
-                self.ended = true;
                 self.left = Some(0);
                 Ok(false)
             }

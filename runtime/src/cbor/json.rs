@@ -17,7 +17,7 @@ use serde_json::{Map, Number, Value};
 use super::sink::Sink;
 use super::{
     ARRAY, DOUBLE, FALSE, HALF, MAP, NEGATIVE, NULL, SIMPLE, SINGLE, TEXT, TRUE, UNSIGNED,
-    argument, array, half_to_f64, head, length, take, write_float,
+    argument, array, half_to_f64, head, length, take, write_float, write_text,
 };
 
 /// As deep as `serde_json` parses by default: no value that reached a handler is deeper.
@@ -30,10 +30,7 @@ pub(crate) fn write(out: &mut impl Sink, value: &Value) {
         Value::Bool(false) => out.put(&[FALSE]),
         Value::Bool(true) => out.put(&[TRUE]),
         Value::Number(number) => write_number(out, number),
-        Value::String(text) => {
-            head(out, TEXT, text.len() as u64);
-            out.put(text.as_bytes());
-        }
+        Value::String(text) => write_text(out, text),
         Value::Array(items) => {
             head(out, ARRAY, items.len() as u64);
             for item in items {
@@ -43,8 +40,7 @@ pub(crate) fn write(out: &mut impl Sink, value: &Value) {
         Value::Object(entries) => {
             head(out, MAP, entries.len() as u64);
             for (key, item) in entries {
-                head(out, TEXT, key.len() as u64);
-                out.put(key.as_bytes());
+                write_text(out, key);
                 write(out, item);
             }
         }

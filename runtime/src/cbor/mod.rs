@@ -64,6 +64,17 @@ fn head(out: &mut impl Sink, major: u8, argument: u64) {
     }
 }
 
+/// A text string: its head, then its UTF-8 bytes.
+fn write_text(out: &mut impl Sink, text: &str) {
+    head(out, TEXT, text.len() as u64);
+    out.put(text.as_bytes());
+}
+
+/// A bignum's magnitude bytes without their leading zeros, as ciborium writes them.
+fn significant(bytes: &[u8]) -> &[u8] {
+    &bytes[bytes.iter().take_while(|&&b| b == 0).count()..]
+}
+
 /// A float in single precision when that loses nothing, else double.
 fn write_float(out: &mut impl Sink, float: f64) {
     let single = float as f32;

@@ -7,7 +7,7 @@ use serde::ser::{self, Serialize};
 use super::error::Error;
 use super::{
     ARRAY, BREAK, BYTES, FALSE, INDEFINITE, MAP, NEGATIVE, NEGATIVE_BIGNUM, NULL, POSITIVE_BIGNUM,
-    TAG, TEXT, TRUE, UNSIGNED, head, write_float,
+    TAG, TRUE, UNSIGNED, head, significant, write_float, write_text,
 };
 
 /// Appends `value` to `out` as one CBOR item.
@@ -21,8 +21,7 @@ struct Encoder<'a> {
 
 impl<'a> Encoder<'a> {
     fn text(&mut self, text: &str) {
-        head(self.out, TEXT, text.len() as u64);
-        self.out.extend_from_slice(text.as_bytes());
+        write_text(self.out, text);
     }
 
     /// A container's head: its count, or the indefinite marker that a break will close.
@@ -46,7 +45,7 @@ impl<'a> Encoder<'a> {
     /// A 128-bit integer's magnitude past 64 bits, without leading zero bytes.
     fn bignum(&mut self, tag: u64, magnitude: u128) {
         let bytes = magnitude.to_be_bytes();
-        let significant = &bytes[bytes.iter().take_while(|&&b| b == 0).count()..];
+        let significant = significant(&bytes);
         head(self.out, TAG, tag);
         head(self.out, BYTES, significant.len() as u64);
         self.out.extend_from_slice(significant);
@@ -272,11 +271,6 @@ impl Collection<'_, '_> {
         value.serialize(&mut *self.encoder)
     }
 
-    fn field<T: Serialize + ?Sized>(&mut self, key: &str, value: &T) -> Result<(), Error> {
-        self.encoder.text(key);
-        self.item(value)
-    }
-
     fn close(self) -> Result<(), Error> {
         if self.indefinite {
             self.encoder.out.push(BREAK);
@@ -285,57 +279,39 @@ impl Collection<'_, '_> {
     }
 }
 
-impl ser::SerializeSeq for Collection<'_, '_> {
-    type Ok = ();
-    type Error = Error;
+/// Six of the compound traits differ only in their method's name and whether an entry comes
+/// with a field name (`(key)`): each item goes straight to the encoder, and `end` closes the
+/// collection. A map's key and value come separately (below).
+macro_rules! collection {
+    ($($trait:ident::$method:ident($($key:ident)?)),* $(,)?) => {$(
+        impl ser::$trait for Collection<'_, '_> {
+            type Ok = ();
+            type Error = Error;
 
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
-        self.item(value)
-    }
+            fn $method<T: Serialize + ?Sized>(
+                &mut self,
+                $($key: &'static str,)?
+                value: &T,
+            ) -> Result<(), Error> {
+                $(self.encoder.text($key);)?
+                self.item(value)
+            }
 
-    fn end(self) -> Result<(), Error> {
-        self.close()
-    }
+            fn end(self) -> Result<(), Error> {
+                self.close()
+            }
+        }
+    )*};
 }
 
-impl ser::SerializeTuple for Collection<'_, '_> {
-    type Ok = ();
-    type Error = Error;
-
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
-        self.item(value)
-    }
-
-    fn end(self) -> Result<(), Error> {
-        self.close()
-    }
-}
-
-impl ser::SerializeTupleStruct for Collection<'_, '_> {
-    type Ok = ();
-    type Error = Error;
-
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
-        self.item(value)
-    }
-
-    fn end(self) -> Result<(), Error> {
-        self.close()
-    }
-}
-
-impl ser::SerializeTupleVariant for Collection<'_, '_> {
-    type Ok = ();
-    type Error = Error;
-
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
-        self.item(value)
-    }
-
-    fn end(self) -> Result<(), Error> {
-        self.close()
-    }
-}
+collection!(
+    SerializeSeq::serialize_element(),
+    SerializeTuple::serialize_element(),
+    SerializeTupleStruct::serialize_field(),
+    SerializeTupleVariant::serialize_field(),
+    SerializeStruct::serialize_field(key),
+    SerializeStructVariant::serialize_field(key),
+);
 
 impl ser::SerializeMap for Collection<'_, '_> {
     type Ok = ();
@@ -347,40 +323,6 @@ impl ser::SerializeMap for Collection<'_, '_> {
 
     fn serialize_value<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
         self.item(value)
-    }
-
-    fn end(self) -> Result<(), Error> {
-        self.close()
-    }
-}
-
-impl ser::SerializeStruct for Collection<'_, '_> {
-    type Ok = ();
-    type Error = Error;
-
-    fn serialize_field<T: Serialize + ?Sized>(
-        &mut self,
-        key: &'static str,
-        value: &T,
-    ) -> Result<(), Error> {
-        self.field(key, value)
-    }
-
-    fn end(self) -> Result<(), Error> {
-        self.close()
-    }
-}
-
-impl ser::SerializeStructVariant for Collection<'_, '_> {
-    type Ok = ();
-    type Error = Error;
-
-    fn serialize_field<T: Serialize + ?Sized>(
-        &mut self,
-        key: &'static str,
-        value: &T,
-    ) -> Result<(), Error> {
-        self.field(key, value)
     }
 
     fn end(self) -> Result<(), Error> {
