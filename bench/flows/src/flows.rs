@@ -74,19 +74,15 @@ impl Mix {
         self.0[turn % self.0.len()]
     }
 
-    /// How many kinds of flow the mix cycles through.
-    pub fn kinds(&self) -> usize {
-        self.0.len()
-    }
-
-    /// The mix as the report's header names it.
+    /// The mix as the reports' headers name it.
     pub fn describe(&self) -> String {
         let flows: Vec<String> = self
             .0
             .iter()
             .map(|flow| format!("{} ({} rounds)", flow.tool, flow.rounds))
             .collect();
-        flows.join(", ")
+        let cycle = if flows.len() > 1 { "in turn" } else { "only" };
+        format!("{} {cycle}", flows.join(", "))
     }
 }
 
@@ -138,7 +134,7 @@ mod tests {
     use super::*;
 
     fn tools(mix: &Mix) -> Vec<&'static str> {
-        (0..mix.kinds()).map(|turn| mix.flow(turn).tool).collect()
+        mix.0.iter().map(|flow| flow.tool).collect()
     }
 
     #[test]
@@ -161,7 +157,11 @@ mod tests {
         assert_eq!(two.flow(5).tool, "staged_rollout");
         assert_eq!(
             named(&["summarize_incidents"]).unwrap().describe(),
-            "summarize_incidents (2 rounds)"
+            "summarize_incidents (2 rounds) only"
+        );
+        assert_eq!(
+            all.describe(),
+            "deploy_service (2 rounds), summarize_incidents (2 rounds), staged_rollout (5 rounds) in turn"
         );
         let unknown = named(&["deploy"]).err().unwrap();
         assert!(unknown.contains("no such flow"), "{unknown}");

@@ -36,8 +36,8 @@ struct Options {
     chart: Option<String>,
     smoke: bool,
     paired: bool,
-    /// The tools `--flow` named; empty: all three.
-    tools: Vec<String>,
+    /// The flows each connection cycles through (`--flow`; all three by default).
+    mix: Mix,
     servers: Vec<(ServerSpec, Era)>,
 }
 
@@ -50,9 +50,10 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Options, String> {
         chart: None,
         smoke: false,
         paired: false,
-        tools: Vec::new(),
+        mix: Mix::all(),
         servers: Vec::new(),
     };
+    let mut tools = Vec::new();
     while let Some(flag) = args.next() {
         let mut value = || args.next().ok_or(format!("{flag} needs a value"));
         let number = |text: String| text.parse::<f64>().map_err(|e| format!("{flag}: {e}"));
@@ -64,7 +65,7 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Options, String> {
             "--chart" => options.chart = Some(value()?),
             "--smoke" => options.smoke = true,
             "--paired" => options.paired = true,
-            "--flow" => options.tools.push(value()?),
+            "--flow" => tools.push(value()?),
             other => {
                 let era = Era::of_flag(other).ok_or(format!("unknown flag {other}"))?;
                 options.servers.push((ServerSpec::parse(&value()?)?, era));
@@ -74,13 +75,14 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Options, String> {
     if options.servers.is_empty() {
         return Err("no --server or --legacy given".into());
     }
+    options.mix = Mix::named(&tools)?;
     Ok(options)
 }
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let options = parse(std::env::args().skip(1))?;
-    let mix = Mix::named(&options.tools)?;
+    let mix = &options.mix;
     let mut servers = Vec::new();
     for (spec, era) in &options.servers {
         eprintln!(
@@ -93,7 +95,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let segment = Duration::from_secs_f64(options.seconds);
     let warmup = Duration::from_secs_f64(options.warmup);
     for (server, era) in &servers {
-        drive(&server.url, *era, options.connections, warmup, &mix).await;
+        drive(&server.url, *era, options.connections, warmup, mix).await;
     }
     let mut results: Vec<Measured> = servers
         .iter()
@@ -147,7 +149,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
     }
     println!(
-        "{} connections, {} passes of {:.1} s per server{}, flows: {}{}\n",
+        "{} connections, {} passes of {:.1} s per server{}, flows: {}\n",
         options.connections,
         options.passes,
         options.seconds,
@@ -156,8 +158,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         } else {
             ""
         },
-        mix.describe(),
-        if mix.kinds() > 1 { " in turn" } else { " only" }
+        mix.describe()
     );
     println!("{}", table(&mut results));
     let mut failed = false;

@@ -39,8 +39,8 @@ struct Options {
     dumps: Option<String>,
     /// The simulated last level in bytes; `None`: no cache simulation.
     last_level: Option<u64>,
-    /// The tools `--flow` named; empty: all three, in turn.
-    tools: Vec<String>,
+    /// The flows each connection cycles through (`--flow`; all three by default).
+    mix: Mix,
     servers: Vec<(ServerSpec, Era)>,
 }
 
@@ -50,9 +50,10 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Options, String> {
         warmup: 30,
         dumps: None,
         last_level: None,
-        tools: Vec::new(),
+        mix: Mix::all(),
         servers: Vec::new(),
     };
+    let mut tools = Vec::new();
     while let Some(flag) = args.next() {
         let mut value = || args.next().ok_or(format!("{flag} needs a value"));
         let count = |text: String| text.parse::<u64>().map_err(|e| format!("{flag}: {e}"));
@@ -62,7 +63,7 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Options, String> {
             "--dumps" => options.dumps = Some(value()?),
             "--cache-sim" => options.last_level = Some(DEFAULT_LAST_LEVEL),
             "--last-level" => options.last_level = Some(last_level(&value()?)?),
-            "--flow" => options.tools.push(value()?),
+            "--flow" => tools.push(value()?),
             other => {
                 let era = Era::of_flag(other).ok_or(format!("unknown flag {other}"))?;
                 options.servers.push((ServerSpec::parse(&value()?)?, era));
@@ -72,6 +73,7 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Options, String> {
     if options.servers.is_empty() {
         return Err("no --server or --legacy given".into());
     }
+    options.mix = Mix::named(&tools)?;
     Ok(options)
 }
 
@@ -198,10 +200,9 @@ async fn count(spec: &ServerSpec, era: Era, options: &Options) -> Result<Totals,
         &under_callgrind(spec, out, options.last_level),
         std::time::Duration::from_secs(120),
     )?;
-    let mix = Mix::named(&options.tools)?;
-    let warm = drive_flows(&server.url, era, options.warmup, &mix).await;
+    let warm = drive_flows(&server.url, era, options.warmup, &options.mix).await;
     callgrind_control("-z", server.pid())?;
-    let measured = drive_flows(&server.url, era, options.flows, &mix).await;
+    let measured = drive_flows(&server.url, era, options.flows, &options.mix).await;
     callgrind_control("-d", server.pid())?;
     drop(server);
     let errors = warm.errors + measured.errors;
@@ -232,7 +233,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         "instructions per flow (callgrind), {} flows after {} warm-up flows, one connection: {}\n",
         options.flows,
         options.warmup,
-        Mix::named(&options.tools)?.describe()
+        options.mix.describe()
     );
     let misses_columns = options.last_level.map_or(String::new(), |bytes| {
         let size = match bytes {
