@@ -180,7 +180,7 @@ mod tests {
         let token = a.seal(&continuation, &binding(1, Some("alice"))).unwrap();
         let open = |s: &Sealer, token: &str, b: Binding| category(s.open(token, &b));
         assert_eq!(
-            open(&a, "x1.k1.!!", binding(1, Some("alice"))),
+            open(&a, "x2.k1.!!", binding(1, Some("alice"))),
             Rejection::Malformed
         );
         assert_eq!(

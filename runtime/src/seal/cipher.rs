@@ -3,6 +3,8 @@
 //! Each configured secret is expanded with HKDF-SHA256 into independent subkeys, one per
 //! purpose, so the AEAD key, the HMAC key and the keys of the two keyed hashes never meet.
 
+use chacha20::XChaCha20;
+use chacha20::cipher::{KeyIvInit, StreamCipher, StreamCipherSeek};
 use chacha20poly1305::aead::{AeadInOut, KeyInit};
 use chacha20poly1305::{Tag, XChaCha20Poly1305, XNonce};
 use hkdf::Hkdf;
@@ -31,6 +33,8 @@ type HmacSha256 = Hmac<Sha256>;
 /// Everything derived from one [`StateKey`].
 pub(crate) struct KeyMaterial {
     aead: XChaCha20Poly1305,
+    /// The AEAD's key again, for [`KeyMaterial::peek`] (the AEAD does not lend it out).
+    aead_key: Zeroizing<[u8; 32]>,
     sign: Zeroizing<[u8; 32]>,
     principal: Zeroizing<[u8; 32]>,
 }
@@ -48,6 +52,7 @@ impl KeyMaterial {
         let aead_key = expand(b"xchacha20poly1305");
         KeyMaterial {
             aead: XChaCha20Poly1305::new(&(*aead_key).into()),
+            aead_key,
             sign: expand(b"hmac-sha256"),
             principal: expand(b"principal"),
         }
@@ -96,42 +101,72 @@ impl KeyMaterial {
     /// the first bytes of its tag, which only a key holder can produce, stable for the exact
     /// token and distinct across tokens — an idempotency key that costs no extra hash.
     ///
-    /// The caller has already checked the minimum length for `mode`.
+    /// The caller has already checked the minimum length for `mode`. A body that does not
+    /// verify is handed back as it came.
     pub(crate) fn unprotect(
         &self,
         mode: StateMode,
-        header: &[u8],
+        associated: &[u8],
         mut body: Vec<u8>,
-    ) -> Result<(Vec<u8>, [u8; SHORT_HASH_LEN]), ()> {
-        match mode {
+    ) -> Result<(Vec<u8>, [u8; SHORT_HASH_LEN]), Vec<u8>> {
+        let verified = match mode {
             StateMode::Aead => {
                 let tag_at = body.len() - AEAD_TAG_LEN;
-                let id = token_id(&body[tag_at..]);
                 let (sealed, tag) = body.split_at_mut(tag_at);
-                let tag = Tag::try_from(&*tag).map_err(|_| ())?;
                 let (nonce, message) = sealed.split_at_mut(NONCE_LEN);
-                let nonce = XNonce::try_from(&*nonce).map_err(|_| ())?;
-                // Poly1305 verification inside the crate compares tags in constant time.
+                // Both lengths are fixed by the splits above.
+                let (Ok(tag), Ok(nonce)) = (Tag::try_from(&*tag), XNonce::try_from(&*nonce)) else {
+                    return Err(body);
+                };
+                // Poly1305 verification inside the crate compares tags in constant time, and
+                // decrypts only once the tag verified.
                 self.aead
-                    .decrypt_inout_detached(&nonce, header, message.into(), &tag)
-                    .map_err(|_| ())?;
-                body.truncate(tag_at);
-                body.drain(..NONCE_LEN);
-                Ok((body, id))
+                    .decrypt_inout_detached(&nonce, associated, message.into(), &tag)
+                    .is_ok()
             }
             StateMode::Hmac => {
-                let tag_at = body.len() - HMAC_TAG_LEN;
-                let id = token_id(&body[tag_at..]);
-                let (signed, tag) = body.split_at(tag_at);
+                let (signed, tag) = body.split_at(body.len() - HMAC_TAG_LEN);
                 // `verify_slice` compares in constant time.
                 self.mac(&self.sign)
-                    .chain_update(header)
+                    .chain_update(associated)
                     .chain_update(signed)
                     .verify_slice(tag)
-                    .map_err(|_| ())?;
-                body.truncate(tag_at);
-                body.drain(..TOKEN_ID_LEN);
-                Ok((body, id))
+                    .is_ok()
+            }
+        };
+        if !verified {
+            return Err(body);
+        }
+        let (prefix, tag_len) = match mode {
+            StateMode::Aead => (NONCE_LEN, AEAD_TAG_LEN),
+            StateMode::Hmac => (TOKEN_ID_LEN, HMAC_TAG_LEN),
+        };
+        let tag_at = body.len() - tag_len;
+        let id = token_id(&body[tag_at..]);
+        body.truncate(tag_at);
+        body.drain(..prefix);
+        Ok((body, id))
+    }
+
+    /// The first claims bytes of a body whose tag did not verify, read without authenticating
+    /// them: only to name the refusal (`bound`), never to act on. In AEAD mode this is the
+    /// keystream applied as the AEAD would (XChaCha20 from block 1; block 0 keys Poly1305);
+    /// under another key it is noise, which `claims::peek` tells apart.
+    pub(crate) fn peek(&self, mode: StateMode, body: &[u8]) -> Option<Vec<u8>> {
+        const HEAD: usize = 64;
+        match mode {
+            StateMode::Aead => {
+                let message = body.get(NONCE_LEN..body.len().checked_sub(AEAD_TAG_LEN)?)?;
+                let mut head = message[..message.len().min(HEAD)].to_vec();
+                let nonce = XNonce::try_from(&body[..NONCE_LEN]).ok()?;
+                let mut keystream = XChaCha20::new(&(*self.aead_key).into(), &nonce);
+                keystream.seek(64u64);
+                keystream.apply_keystream(&mut head);
+                Some(head)
+            }
+            StateMode::Hmac => {
+                let claims = body.get(TOKEN_ID_LEN..body.len().checked_sub(HMAC_TAG_LEN)?)?;
+                Some(claims[..claims.len().min(HEAD)].to_vec())
             }
         }
     }

@@ -2,17 +2,16 @@
 //!
 //! The token crosses the wire twice per round, so every byte counts. Field names, hex digests
 //! and decimal timestamps (what a JSON payload would spend its bytes on) are replaced by
-//! positions, raw digests and LEB128 integers:
+//! positions, raw digests and LEB128 integers. Format 2 (what this build seals):
 //!
 //! ```text
-//! flags        u8        bit 0: a principal hash follows the audience
+//! flags        u8        bit 0: the binding has a principal
 //! issued_at    varint    seconds since the Unix epoch
 //! lifetime     varint    expires_at - issued_at
 //! round        varint
 //! fingerprint  8 bytes   little endian
-//! bind         32 bytes  SHA-256 bind digest
-//! audience     16 bytes  truncated SHA-256 of the audience
-//! principal    16 bytes  keyed hash, only when flag bit 0 is set
+//! check        3 bytes   the bind digest's first two bytes, the audience hash's first byte
+//!              (+1 byte) the principal hash's first byte, only when flag bit 0 is set
 //! step         varint length + UTF-8
 //! pending      varint count, then per ask: key, method byte, then by its bits:
 //!                bit 7: CBOR params follow
@@ -21,6 +20,10 @@
 //! answered     varint count, then per answer: key, CBOR value
 //! carried      every remaining byte
 //! ```
+//!
+//! The binding itself is authenticated beside the claims, not in them (`bound`). Format 1
+//! (still opened) has the binding in place of the check: the 32-byte bind digest, the 16-byte
+//! audience hash, and the 16-byte principal hash when flag bit 0 is set.
 //!
 //! Decoding is strict (unknown flags, overlong varints, duplicate keys and truncation are all
 //! errors) even though it only ever runs on authenticated bytes: a decoder that tolerates
@@ -34,10 +37,8 @@ use crate::cbor;
 use crate::cbor::sink::Sink;
 use crate::request::{Asks, InputMethod, InputRequest};
 use crate::seal::Continuation;
+use crate::seal::bound::{AUDIENCE_LEN, Bound, Check, PRINCIPAL_LEN};
 use crate::seal::known_forms::{self, KnownForm};
-
-pub(crate) const AUDIENCE_LEN: usize = 16;
-pub(crate) const PRINCIPAL_LEN: usize = 16;
 
 const FLAG_PRINCIPAL: u8 = 0b0000_0001;
 const METHOD_HAS_PARAMS: u8 = 0b1000_0000;
@@ -48,9 +49,30 @@ const METHOD_KNOWN_FORM: u8 = 0b0100_0000;
 pub(crate) struct Stamp {
     pub issued_at: u64,
     pub expires_at: u64,
-    pub bind: [u8; 32],
-    pub audience: [u8; AUDIENCE_LEN],
-    pub principal: Option<[u8; PRINCIPAL_LEN]>,
+    pub binding: Sealed,
+}
+
+/// The binding as a token keeps it: a check of it (format 2), or all of it (format 1).
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Sealed {
+    Check(Check),
+    Full(Bound),
+}
+
+/// The claims layout of a token, named by its version prefix.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Format {
+    V1,
+    V2,
+}
+
+impl Sealed {
+    fn has_principal(&self) -> bool {
+        match self {
+            Sealed::Check(check) => check.principal.is_some(),
+            Sealed::Full(bound) => bound.principal.is_some(),
+        }
+    }
 }
 
 pub(crate) fn encode(stamp: &Stamp, continuation: &Continuation) -> Result<Vec<u8>, String> {
@@ -68,7 +90,7 @@ pub(crate) fn encoded_len(stamp: &Stamp, continuation: &Continuation) -> Result<
 }
 
 fn write(out: &mut impl Sink, stamp: &Stamp, continuation: &Continuation) -> Result<(), String> {
-    out.put(&[if stamp.principal.is_some() {
+    out.put(&[if stamp.binding.has_principal() {
         FLAG_PRINCIPAL
     } else {
         0
@@ -81,10 +103,21 @@ fn write(out: &mut impl Sink, stamp: &Stamp, continuation: &Continuation) -> Res
     put_varint(out, lifetime);
     put_varint(out, u64::from(continuation.round));
     out.put(&continuation.fingerprint.to_le_bytes());
-    out.put(&stamp.bind);
-    out.put(&stamp.audience);
-    if let Some(principal) = &stamp.principal {
-        out.put(principal);
+    match &stamp.binding {
+        Sealed::Check(check) => {
+            out.put(&check.bind);
+            out.put(&[check.audience]);
+            if let Some(principal) = check.principal {
+                out.put(&[principal]);
+            }
+        }
+        Sealed::Full(bound) => {
+            out.put(&bound.bind);
+            out.put(&bound.audience);
+            if let Some(principal) = &bound.principal {
+                out.put(principal);
+            }
+        }
     }
     put_text(out, &continuation.step);
     put_varint(out, continuation.pending.len() as u64);
@@ -114,25 +147,9 @@ fn write(out: &mut impl Sink, stamp: &Stamp, continuation: &Continuation) -> Res
     Ok(())
 }
 
-pub(crate) fn decode(bytes: &[u8]) -> Result<(Stamp, Continuation), String> {
+pub(crate) fn decode(bytes: &[u8], format: Format) -> Result<(Stamp, Continuation), String> {
     let mut input = Reader { rest: bytes };
-    let flags = input.byte("flags")?;
-    if flags & !FLAG_PRINCIPAL != 0 {
-        return Err(format!("unknown flags {flags:#04x}"));
-    }
-    let issued_at = input.varint("issued_at")?;
-    let expires_at = issued_at
-        .checked_add(input.varint("lifetime")?)
-        .ok_or("expiry overflows")?;
-    let round = u32::try_from(input.varint("round")?).map_err(|_| "round out of range")?;
-    let fingerprint = u64::from_le_bytes(input.array("fingerprint")?);
-    let bind = input.array("bind")?;
-    let audience = input.array("audience")?;
-    let principal = if flags & FLAG_PRINCIPAL != 0 {
-        Some(input.array("principal")?)
-    } else {
-        None
-    };
+    let (stamp, round, fingerprint) = read_fixed(&mut input, format)?;
     let step = input.text("step")?;
     let mut pending = Asks::new();
     for _ in 0..input.count("pending")? {
@@ -166,13 +183,6 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<(Stamp, Continuation), String> {
             return Err("duplicate answer key".into());
         }
     }
-    let stamp = Stamp {
-        issued_at,
-        expires_at,
-        bind,
-        audience,
-        principal,
-    };
     let continuation = Continuation {
         step,
         fingerprint,
@@ -182,6 +192,61 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<(Stamp, Continuation), String> {
         carried: input.rest.to_vec(),
     };
     Ok((stamp, continuation))
+}
+
+/// The stamp, as far as a format 2 token's claims say it before the step: enough to name why
+/// a tag failed. `None` when the bytes do not read as claims sealed in the last `max_age`
+/// seconds (then they were most likely decrypted under the wrong key, i.e. are noise).
+pub(crate) fn peek(bytes: &[u8], now: u64, max_age: u64) -> Option<Stamp> {
+    let (stamp, _, _) = read_fixed(&mut Reader { rest: bytes }, Format::V2).ok()?;
+    let plausible = stamp.issued_at <= now.saturating_add(PEEK_SKEW)
+        && now.saturating_sub(stamp.issued_at) <= max_age
+        && stamp.expires_at - stamp.issued_at <= max_age;
+    plausible.then_some(stamp)
+}
+
+/// How far ahead of this instance's clock another instance's may run.
+const PEEK_SKEW: u64 = 300;
+
+/// The fields before the step: flags, times, round, fingerprint and the binding.
+fn read_fixed(input: &mut Reader<'_>, format: Format) -> Result<(Stamp, u32, u64), String> {
+    let flags = input.byte("flags")?;
+    if flags & !FLAG_PRINCIPAL != 0 {
+        return Err(format!("unknown flags {flags:#04x}"));
+    }
+    let has_principal = flags & FLAG_PRINCIPAL != 0;
+    let issued_at = input.varint("issued_at")?;
+    let expires_at = issued_at
+        .checked_add(input.varint("lifetime")?)
+        .ok_or("expiry overflows")?;
+    let round = u32::try_from(input.varint("round")?).map_err(|_| "round out of range")?;
+    let fingerprint = u64::from_le_bytes(input.array("fingerprint")?);
+    let binding = match format {
+        Format::V2 => Sealed::Check(Check {
+            bind: input.array("check")?,
+            audience: input.byte("check")?,
+            principal: if has_principal {
+                Some(input.byte("check")?)
+            } else {
+                None
+            },
+        }),
+        Format::V1 => Sealed::Full(Bound {
+            bind: input.array("bind")?,
+            audience: input.array::<AUDIENCE_LEN>("audience")?,
+            principal: if has_principal {
+                Some(input.array::<PRINCIPAL_LEN>("principal")?)
+            } else {
+                None
+            },
+        }),
+    };
+    let stamp = Stamp {
+        issued_at,
+        expires_at,
+        binding,
+    };
+    Ok((stamp, round, fingerprint))
 }
 
 /// The message and the shared schema of a known form (`elicit::<T>` of a derived `T`, or one
@@ -291,13 +356,26 @@ mod tests {
 
     use super::*;
 
-    fn sample() -> (Stamp, Continuation) {
-        let stamp = Stamp {
-            issued_at: 1_764_450_000,
-            expires_at: 1_764_450_300,
+    fn bound() -> Bound {
+        Bound {
             bind: [7; 32],
             audience: [9; AUDIENCE_LEN],
             principal: Some([3; PRINCIPAL_LEN]),
+        }
+    }
+
+    fn sample() -> (Stamp, Continuation) {
+        sample_as(Format::V2)
+    }
+
+    fn sample_as(format: Format) -> (Stamp, Continuation) {
+        let stamp = Stamp {
+            issued_at: 1_764_450_000,
+            expires_at: 1_764_450_300,
+            binding: match format {
+                Format::V2 => Sealed::Check(bound().check()),
+                Format::V1 => Sealed::Full(bound()),
+            },
         };
         let continuation = Continuation {
             step: "AfterConfirm".into(),
@@ -330,22 +408,71 @@ mod tests {
     }
 
     #[test]
-    fn claims_round_trip() {
+    fn claims_round_trip_in_both_formats() {
+        for format in [Format::V2, Format::V1] {
+            let (stamp, continuation) = sample_as(format);
+            let bytes = encode(&stamp, &continuation).unwrap();
+            assert_eq!(decode(&bytes, format).unwrap(), (stamp, continuation));
+        }
+    }
+
+    #[test]
+    fn format_2_keeps_a_check_of_the_binding_in_place_of_the_binding() {
+        let (v2, continuation) = sample_as(Format::V2);
+        let (v1, _) = sample_as(Format::V1);
+        let short = encode(&v2, &continuation).unwrap();
+        let long = encode(&v1, &continuation).unwrap();
+        assert_eq!(long.len() - short.len(), 32 + 16 + 16 - 4);
+        assert_eq!(
+            contains(&short, &[7; 4]),
+            None,
+            "no bind digest beyond its check"
+        );
+    }
+
+    #[test]
+    fn peek_reads_the_check_of_claims_sealed_lately_and_nothing_else() {
         let (stamp, continuation) = sample();
         let bytes = encode(&stamp, &continuation).unwrap();
-        assert_eq!(decode(&bytes).unwrap(), (stamp, continuation));
+        let now = stamp.issued_at + 10;
+        assert_eq!(
+            peek(&bytes[..40.min(bytes.len())], now, 600),
+            Some(stamp.clone())
+        );
+        assert_eq!(peek(&bytes, now + 601, 600), None, "older than max_age");
+        assert_eq!(
+            peek(&bytes, stamp.issued_at - PEEK_SKEW - 1, 600),
+            None,
+            "from the future"
+        );
+        assert_eq!(peek(&bytes[..10], now, 600), None, "truncated");
+        // Claims decrypted under another key are noise: none of these reads as lately sealed.
+        let mut noise = 0x2545_f491_4f6c_dd1du64;
+        for _ in 0..10_000 {
+            let bytes: Vec<u8> = (0..40)
+                .map(|_| {
+                    noise ^= noise << 13;
+                    noise ^= noise >> 7;
+                    noise ^= noise << 17;
+                    noise as u8
+                })
+                .collect();
+            assert_eq!(peek(&bytes, now, 2 * 86_400), None);
+        }
     }
 
     #[test]
     fn every_truncation_of_the_fixed_fields_is_an_error() {
-        let (stamp, continuation) = sample();
-        let bytes = encode(&stamp, &continuation).unwrap();
-        let carried_at = bytes.len() - continuation.carried.len();
-        for len in 0..carried_at {
-            assert!(
-                decode(&bytes[..len]).is_err(),
-                "a prefix of {len} bytes decoded"
-            );
+        for format in [Format::V2, Format::V1] {
+            let (stamp, continuation) = sample_as(format);
+            let bytes = encode(&stamp, &continuation).unwrap();
+            let carried_at = bytes.len() - continuation.carried.len();
+            for len in 0..carried_at {
+                assert!(
+                    decode(&bytes[..len], format).is_err(),
+                    "a prefix of {len} bytes decoded"
+                );
+            }
         }
     }
 
@@ -367,7 +494,7 @@ mod tests {
         let (stamp, continuation) = sample();
         let mut bytes = encode(&stamp, &continuation).unwrap();
         bytes[0] |= 0b10;
-        assert!(decode(&bytes).unwrap_err().contains("flags"));
+        assert!(decode(&bytes, Format::V2).unwrap_err().contains("flags"));
         assert!(input_method(3).is_err());
     }
 
@@ -397,7 +524,7 @@ mod tests {
         assert_eq!(encoded_len(&stamp, &continuation), Ok(bytes.len()));
         assert_eq!(contains(&bytes, b"wave_size_for_the_claims_test"), None);
         assert!(contains(&bytes, b"Wave size?").is_some());
-        assert_eq!(decode(&bytes).unwrap(), (stamp, continuation));
+        assert_eq!(decode(&bytes, Format::V2).unwrap(), (stamp, continuation));
     }
 
     #[test]
@@ -410,7 +537,7 @@ mod tests {
         let (stamp, continuation) = with_pending(ask);
         let bytes = encode(&stamp, &continuation).unwrap();
         assert!(contains(&bytes, b"hand_built_field").is_some());
-        assert_eq!(decode(&bytes).unwrap(), (stamp, continuation));
+        assert_eq!(decode(&bytes, Format::V2).unwrap(), (stamp, continuation));
     }
 
     #[test]
@@ -420,7 +547,11 @@ mod tests {
         let mut bytes = encode(&stamp, &continuation).unwrap();
         let id_at = contains(&bytes, b"Wave size?").unwrap() + b"Wave size?".len();
         bytes[id_at] ^= 0xff;
-        assert!(decode(&bytes).unwrap_err().contains("does not know"));
+        assert!(
+            decode(&bytes, Format::V2)
+                .unwrap_err()
+                .contains("does not know")
+        );
     }
 
     #[test]
@@ -436,7 +567,9 @@ mod tests {
             let mut bytes = bytes.clone();
             bytes[method_at] = byte;
             assert!(
-                decode(&bytes).unwrap_err().contains("method byte"),
+                decode(&bytes, Format::V2)
+                    .unwrap_err()
+                    .contains("method byte"),
                 "{byte:#04x}"
             );
         }

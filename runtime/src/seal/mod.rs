@@ -12,12 +12,12 @@ use std::time::Duration;
 
 use serde_json::Value;
 use sha2::{Digest, Sha256};
-use subtle::ConstantTimeEq;
 
 use crate::bind::BindDigest;
 use crate::error::MrtrError;
 use crate::request::{Asks, InputRequest};
 
+mod bound;
 mod cipher;
 mod claims;
 mod clock;
@@ -30,8 +30,9 @@ pub use clock::Clock;
 pub use keyring::{KeyRing, MAX_KID_LEN, MIN_KEY_BYTES, StateKey};
 pub use mode::StateMode;
 
+use bound::{AUDIENCE_LEN, AssociatedData, Bound};
 use cipher::KeyMaterial;
-use claims::{AUDIENCE_LEN, Stamp};
+use claims::{Format, Sealed, Stamp};
 
 /// What a suspended handler needs to resume on any instance.
 #[derive(Clone, Debug, PartialEq)]
@@ -142,23 +143,35 @@ impl Sealer {
         continuation: &Continuation,
         binding: &Binding,
     ) -> Result<String, MrtrError> {
+        self.seal_as(Format::V2, continuation, binding)
+    }
+
+    fn seal_as(
+        &self,
+        format: Format,
+        continuation: &Continuation,
+        binding: &Binding,
+    ) -> Result<String, MrtrError> {
         let inner = &*self.inner;
         let (kid, key) = inner
             .keys
             .first()
             .ok_or_else(|| MrtrError::Internal("the key ring is empty".into()))?;
         let issued_at = inner.clock.now();
+        let bound = inner.bound(key, binding);
+        let header = token::header(inner.mode, format, kid);
+        let (binding, associated) = match format {
+            Format::V2 => (
+                Sealed::Check(bound.check()),
+                AssociatedData::bound(&header, &bound),
+            ),
+            Format::V1 => (Sealed::Full(bound), AssociatedData::header(&header)),
+        };
         let stamp = Stamp {
             issued_at,
             expires_at: issued_at.saturating_add(inner.ttl_secs),
-            bind: binding.bind.0,
-            audience: inner.audience,
-            principal: binding
-                .principal
-                .as_deref()
-                .map(|subject| key.principal_hash(subject)),
+            binding,
         };
-        let header = token::header(inner.mode, kid);
         // Refuse from the size of what is carried, before any of it is copied, encrypted and
         // base64-encoded: a 3 MB local must not cost an 8 MB token to find out it is too big.
         let claims_len = claims::encoded_len(&stamp, continuation).map_err(|reason| {
@@ -171,7 +184,7 @@ impl Sealer {
         let claims = claims::encode(&stamp, continuation).map_err(|reason| {
             MrtrError::Internal(format!("cannot encode the continuation: {reason}"))
         })?;
-        let body = key.protect(inner.mode, header.as_bytes(), &claims)?;
+        let body = key.protect(inner.mode, associated.as_bytes(), &claims)?;
         let token = token::assemble(&header, &body);
         debug_assert_eq!(
             token.len(),
@@ -181,8 +194,9 @@ impl Sealer {
         Ok(token)
     }
 
-    /// Checks, in order: size cap, format, key id, tag, expiry, audience, bind digest, principal.
-    /// The fingerprint is checked by the generated prologue (it knows the step's layout).
+    /// Checks, in order: size cap, format, key id, tag (over the binding too, from format 2),
+    /// expiry, and for format 1 the audience, bind digest and principal it carries. The
+    /// fingerprint is checked by the generated prologue (it knows the step's layout).
     pub fn open(&self, token: &str, binding: &Binding) -> Result<Opened, MrtrError> {
         let inner = &*self.inner;
         if token.len() > inner.max_bytes {
@@ -204,12 +218,17 @@ impl Sealer {
                     parsed.kid
                 ))
             })?;
+        let bound = inner.bound(key, binding);
+        let associated = match parsed.format {
+            Format::V2 => AssociatedData::bound(parsed.header, &bound),
+            Format::V1 => AssociatedData::header(parsed.header),
+        };
         let (claims, token_id) = key
-            .unprotect(inner.mode, parsed.header.as_bytes(), parsed.body)
-            .map_err(|()| rejected(format!("tag does not verify under key `{}`", parsed.kid)))?;
+            .unprotect(inner.mode, associated.as_bytes(), parsed.body)
+            .map_err(|body| inner.refused_tag(key, parsed.format, parsed.kid, &body, &bound))?;
         // Authenticated bytes that do not decode mean a bug or a leaked key, not a client typo.
-        let (stamp, continuation) =
-            claims::decode(&claims).map_err(|reason| rejected(format!("claims: {reason}")))?;
+        let (stamp, continuation) = claims::decode(&claims, parsed.format)
+            .map_err(|reason| rejected(format!("claims: {reason}")))?;
         let now = inner.clock.now();
         if now >= stamp.expires_at {
             return Err(rejected(format!(
@@ -217,32 +236,10 @@ impl Sealer {
                 stamp.expires_at
             )));
         }
-        if !bool::from(stamp.audience.ct_eq(&inner.audience)) {
-            return Err(rejected("minted for another audience".into()));
-        }
-        if !bool::from(stamp.bind.ct_eq(&binding.bind.0)) {
-            return Err(rejected(
-                "bound to another request (method, target or arguments differ)".into(),
-            ));
-        }
-        let presented = binding
-            .principal
-            .as_deref()
-            .map(|subject| key.principal_hash(subject));
-        match (stamp.principal, presented) {
-            (None, None) => {}
-            (Some(sealed), Some(presented)) if bool::from(sealed.ct_eq(&presented)) => {}
-            (Some(_), Some(_)) => return Err(rejected("bound to another principal".into())),
-            (Some(_), None) => {
-                return Err(rejected(
-                    "bound to a principal, presented without one".into(),
-                ));
-            }
-            (None, Some(_)) => {
-                return Err(rejected(
-                    "minted without a principal, presented with one".into(),
-                ));
-            }
+        if let Sealed::Full(sealed) = &stamp.binding
+            && let Some(reason) = bound.differs_from(sealed)
+        {
+            return Err(rejected(reason.to_owned()));
         }
         Ok(Opened {
             continuation,
@@ -251,7 +248,69 @@ impl Sealer {
             issued_at: stamp.issued_at,
         })
     }
+
+    /// A format 1 token, as the builds before format 2 sealed it.
+    #[cfg(test)]
+    pub(crate) fn seal_format_1(
+        &self,
+        continuation: &Continuation,
+        binding: &Binding,
+    ) -> Result<String, MrtrError> {
+        self.seal_as(Format::V1, continuation, binding)
+    }
 }
+
+impl Inner {
+    /// The binding as this sealer authenticates it: the principal as its keyed hash under
+    /// `key`, so a sign-only token does not reveal the subject.
+    fn bound(&self, key: &KeyMaterial, binding: &Binding) -> Bound {
+        Bound {
+            audience: self.audience,
+            bind: binding.bind.0,
+            principal: binding
+                .principal
+                .as_deref()
+                .map(|subject| key.principal_hash(subject)),
+        }
+    }
+
+    /// The refusal of a token whose tag did not verify. A format 2 token fails its tag when it
+    /// was bound to something else, so its check names what differs; failing that (or for
+    /// format 1, whose binding is checked after the tag), it was forged, or sealed under
+    /// another secret of this key id.
+    fn refused_tag(
+        &self,
+        key: &KeyMaterial,
+        format: Format,
+        kid: &str,
+        body: &[u8],
+        bound: &Bound,
+    ) -> MrtrError {
+        let differs = match format {
+            Format::V2 => key
+                .peek(self.mode, body)
+                .and_then(|head| claims::peek(&head, self.clock.now(), PEEK_MAX_AGE))
+                .and_then(|stamp| match stamp.binding {
+                    Sealed::Check(check) => bound.differs_from_check(check),
+                    Sealed::Full(_) => None,
+                }),
+            Format::V1 => None,
+        };
+        rejected(match differs {
+            // Sign-only claims read the same under any secret, and the principal's hash is
+            // keyed: a principal that differs alone may be a secret that differs.
+            Some(reason) if self.mode == StateMode::Hmac && reason.contains("principal") => {
+                format!("{reason} (or sealed under another secret of key `{kid}`)")
+            }
+            Some(reason) => reason.to_owned(),
+            None => format!("tag does not verify under key `{kid}`"),
+        })
+    }
+}
+
+/// The oldest a token whose tag failed may look for its check to be read: the longest TTL a
+/// server accepts, and a day for clocks and stragglers. Bytes that claim to be older are noise.
+const PEEK_MAX_AGE: u64 = 2 * 86_400;
 
 impl Sealer {
     /// The largest token this sealer produces or accepts (`MRTR_STATE_MAX_BYTES`).

@@ -1,12 +1,13 @@
 //! The `requestState` text: `<version>.<kid>.<body>`.
 //!
 //! ```text
-//! x1.k2.<base64url(nonce[24] || XChaCha20-Poly1305(claims) || tag[16])>   (StateMode::Aead)
-//! h1.k2.<base64url(id[16] || claims || HMAC-SHA256[32])>                   (StateMode::Hmac)
+//! x2.k2.<base64url(nonce[24] || XChaCha20-Poly1305(claims) || tag[16])>   (StateMode::Aead)
+//! h2.k2.<base64url(id[16] || claims || HMAC-SHA256[32])>                   (StateMode::Hmac)
 //! ```
 //!
-//! The header `x1.k2.` (version, key id and both dots) is the AEAD's associated data, or the
-//! start of the HMAC input, so it is authenticated with the body. The body is base64url without
+//! The version names the mode and the claims format (`x1`/`h1`: format 1, still opened). The
+//! header `x2.k2.` (version, key id and both dots) starts the AEAD's associated data, or the
+//! HMAC input, so it is authenticated with the body; the binding follows it there (`bound`). The body is base64url without
 //! padding, decoded canonically: a decoder that ignored non-zero trailing bits would let two
 //! different strings open to the same bytes, and the idempotency key is computed over the text.
 //! Together these make every byte of the token count: a flipped bit, a truncation or an appended
@@ -15,30 +16,38 @@
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 
+use crate::seal::claims::Format;
 use crate::seal::keyring::{MAX_KID_LEN, is_kid_byte};
 use crate::seal::mode::StateMode;
 
-const AEAD_V1: &str = "x1";
-const HMAC_V1: &str = "h1";
+/// Every version a token may name, by mode and format.
+const VERSIONS: [(&str, StateMode, Format); 4] = [
+    ("x2", StateMode::Aead, Format::V2),
+    ("h2", StateMode::Hmac, Format::V2),
+    ("x1", StateMode::Aead, Format::V1),
+    ("h1", StateMode::Hmac, Format::V1),
+];
 
 /// A token split into its parts; nothing in it is authenticated yet.
 pub(crate) struct Token<'a> {
-    /// `x1.k2.`: the authenticated header.
+    /// `x2.k2.`: the authenticated header.
     pub header: &'a str,
+    pub format: Format,
     pub kid: &'a str,
     pub body: Vec<u8>,
 }
 
-pub(crate) fn version(mode: StateMode) -> &'static str {
-    match mode {
-        StateMode::Aead => AEAD_V1,
-        StateMode::Hmac => HMAC_V1,
-    }
+pub(crate) fn version(mode: StateMode, format: Format) -> &'static str {
+    VERSIONS
+        .iter()
+        .find(|(_, m, f)| *m == mode && *f == format)
+        .map_or("", |(version, ..)| version)
 }
 
-pub(crate) fn header(mode: StateMode, kid: &str) -> String {
-    let mut header = String::with_capacity(version(mode).len() + kid.len() + 2);
-    header.push_str(version(mode));
+pub(crate) fn header(mode: StateMode, format: Format, kid: &str) -> String {
+    let version = version(mode, format);
+    let mut header = String::with_capacity(version.len() + kid.len() + 2);
+    header.push_str(version);
     header.push('.');
     header.push_str(kid);
     header.push('.');
@@ -55,14 +64,15 @@ pub(crate) fn assemble(header: &str, body: &[u8]) -> String {
 /// Splits `token` and decodes its body; `min_body` is the mode's nonce/id plus tag length.
 pub(crate) fn parse(token: &str, mode: StateMode, min_body: usize) -> Result<Token<'_>, String> {
     let (version_text, rest) = token.split_once('.').ok_or("no version prefix")?;
-    if version_text != version(mode) {
-        return Err(match version_text {
-            AEAD_V1 | HMAC_V1 => format!(
-                "token version `{version_text}` belongs to the other state mode (this server uses `{}`)",
-                version(mode)
-            ),
-            _ => "unknown token version".to_owned(),
-        });
+    let (_, token_mode, format) = *VERSIONS
+        .iter()
+        .find(|(version, ..)| *version == version_text)
+        .ok_or("unknown token version")?;
+    if token_mode != mode {
+        return Err(format!(
+            "token version `{version_text}` belongs to the other state mode (this server uses `{}`)",
+            version(mode, Format::V2)
+        ));
     }
     let (kid, body) = rest.split_once('.').ok_or("no key id")?;
     if kid.is_empty() || kid.len() > MAX_KID_LEN || !kid.bytes().all(is_kid_byte) {
@@ -78,5 +88,10 @@ pub(crate) fn parse(token: &str, mode: StateMode, min_body: usize) -> Result<Tok
             body.len()
         ));
     }
-    Ok(Token { header, kid, body })
+    Ok(Token {
+        header,
+        format,
+        kid,
+        body,
+    })
 }

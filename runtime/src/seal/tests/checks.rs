@@ -45,12 +45,12 @@ fn the_token_names_its_version_and_key_id() {
     assert!(
         aead.seal(&deploy_continuation(), &deploy_binding())
             .unwrap()
-            .starts_with("x1.k1.")
+            .starts_with("x2.k1.")
     );
     assert!(
         hmac.seal(&deploy_continuation(), &deploy_binding())
             .unwrap()
-            .starts_with("h1.k1.")
+            .starts_with("h2.k1.")
     );
 }
 
@@ -256,7 +256,7 @@ fn staged_rotation_keeps_every_token_openable_until_the_old_key_retires() {
         staged
             .seal(&deploy_continuation(), &deploy_binding())
             .unwrap()
-            .starts_with("x1.k1.")
+            .starts_with("x2.k1.")
     );
     assert!(staged.open(&old_token, &deploy_binding()).is_ok());
 
@@ -269,7 +269,7 @@ fn staged_rotation_keeps_every_token_openable_until_the_old_key_retires() {
     let new_token = promoted
         .seal(&deploy_continuation(), &deploy_binding())
         .unwrap();
-    assert!(new_token.starts_with("x1.k2."));
+    assert!(new_token.starts_with("x2.k2."));
     assert!(promoted.open(&old_token, &deploy_binding()).is_ok());
     assert!(
         staged.open(&new_token, &deploy_binding()).is_ok(),
@@ -292,7 +292,7 @@ fn a_token_of_the_other_mode_is_rejected_as_format() {
         .unwrap();
     assert!(reason(aead.open(&token, &deploy_binding())).contains("format"));
     // Relabelling the version does not help: the header is authenticated and the keys differ.
-    let relabelled = token.replacen("h1.", "x1.", 1);
+    let relabelled = token.replacen("h2.", "x2.", 1);
     assert!(reason(aead.open(&relabelled, &deploy_binding())).contains("tag"));
 }
 
@@ -300,7 +300,7 @@ fn a_token_of_the_other_mode_is_rejected_as_format() {
 fn an_oversized_token_is_rejected_before_parsing() {
     let clock = TestClock::new();
     let sealer = sealer(KeyRing::new(key("k1", 1)), StateMode::Aead, &clock);
-    let huge = format!("x1.k1.{}", "A".repeat(20_000));
+    let huge = format!("x2.k1.{}", "A".repeat(20_000));
     assert!(reason(sealer.open(&huge, &deploy_binding())).contains("over the cap"));
 }
 
@@ -439,4 +439,128 @@ fn base64_decode(text: &str) -> Vec<u8> {
     base64::engine::general_purpose::URL_SAFE_NO_PAD
         .decode(text)
         .unwrap()
+}
+
+#[test]
+fn a_format_1_token_of_an_earlier_build_still_opens_and_is_still_bound() {
+    for mode in both_modes() {
+        let clock = TestClock::new();
+        let sealer = sealer(KeyRing::new(key("k1", 1)), mode, &clock);
+        let alice = binding_for(
+            "deploy_service",
+            json!({"service": "checkout-api"}),
+            Some("alice"),
+        );
+        let old = sealer
+            .seal_format_1(&deploy_continuation(), &alice)
+            .unwrap();
+        assert!(old.starts_with(if mode == StateMode::Aead {
+            "x1.k1."
+        } else {
+            "h1.k1."
+        }));
+        let opened = sealer.open(&old, &alice).unwrap();
+        assert_eq!(opened.continuation, deploy_continuation());
+        let other_tool = binding_for(
+            "delete_records",
+            json!({"service": "checkout-api"}),
+            Some("alice"),
+        );
+        assert!(reason(sealer.open(&old, &other_tool)).starts_with("bound to another request"));
+        let bob = binding_for(
+            "deploy_service",
+            json!({"service": "checkout-api"}),
+            Some("bob"),
+        );
+        assert!(reason(sealer.open(&old, &bob)).starts_with("bound to another principal"));
+        clock.advance(300);
+        assert!(reason(sealer.open(&old, &alice)).starts_with("expired"));
+    }
+}
+
+#[test]
+fn format_2_authenticates_the_binding_instead_of_carrying_it() {
+    for (mode, principal, saved) in [
+        (StateMode::Aead, None, 45),
+        (StateMode::Aead, Some("alice"), 60),
+        (StateMode::Hmac, None, 45),
+        (StateMode::Hmac, Some("alice"), 60),
+    ] {
+        let clock = TestClock::new();
+        let sealer = sealer(KeyRing::new(key("k1", 1)), mode, &clock);
+        let binding = binding_for(
+            "deploy_service",
+            json!({"service": "checkout-api"}),
+            principal,
+        );
+        let new = sealer.seal(&deploy_continuation(), &binding).unwrap();
+        let old = sealer
+            .seal_format_1(&deploy_continuation(), &binding)
+            .unwrap();
+        let body = |token: &str| base64_decode(token.rsplit('.').next().unwrap()).len();
+        assert_eq!(
+            body(&old) - body(&new),
+            saved,
+            "{mode:?}, principal {principal:?}"
+        );
+    }
+}
+
+#[test]
+fn every_format_2_refusal_is_named_in_both_modes() {
+    for mode in both_modes() {
+        let clock = TestClock::new();
+        let ring = KeyRing::new(key("k1", 1));
+        let ours = sealer(ring.clone(), mode, &clock);
+        let alice = binding_for(
+            "deploy_service",
+            json!({"service": "checkout-api"}),
+            Some("alice"),
+        );
+        let token = ours.seal(&deploy_continuation(), &alice).unwrap();
+        let billing = StateConfig::new("billing-server", ring)
+            .with_mode(mode)
+            .with_clock(clock.clock())
+            .sealer()
+            .unwrap();
+        let foreign = billing.seal(&deploy_continuation(), &alice).unwrap();
+        assert!(reason(ours.open(&foreign, &alice)).starts_with("minted for another audience"));
+        let arguments = binding_for(
+            "deploy_service",
+            json!({"service": "search"}),
+            Some("alice"),
+        );
+        assert!(reason(ours.open(&token, &arguments)).starts_with("bound to another request"));
+        let bob = binding_for(
+            "deploy_service",
+            json!({"service": "checkout-api"}),
+            Some("bob"),
+        );
+        assert!(reason(ours.open(&token, &bob)).starts_with("bound to another principal"));
+        let anonymous = binding_for("deploy_service", json!({"service": "checkout-api"}), None);
+        assert!(reason(ours.open(&token, &anonymous)).starts_with("bound to a principal"));
+        let other_secret = sealer(KeyRing::new(key("k1", 9)), mode, &clock);
+        let forged = other_secret
+            .seal(&deploy_continuation(), &anonymous)
+            .unwrap();
+        assert!(reason(ours.open(&forged, &anonymous)).starts_with("tag does not verify"));
+        // The principal's hash is keyed: under another secret, a sign-only token's readable
+        // check cannot tell the principal from the secret, and says both.
+        let forged = other_secret.seal(&deploy_continuation(), &alice).unwrap();
+        let refused = reason(ours.open(&forged, &alice));
+        match mode {
+            StateMode::Aead => assert!(refused.starts_with("tag does not verify"), "{refused}"),
+            StateMode::Hmac => assert!(
+                refused.starts_with("bound to another principal")
+                    && refused.ends_with("(or sealed under another secret of key `k1`)"),
+                "{refused}"
+            ),
+        }
+        // A token bound elsewhere that has also expired is still named by its binding; one
+        // whose check is older than any TTL is no longer read.
+        clock.advance(400);
+        assert!(reason(ours.open(&token, &bob)).starts_with("bound to another principal"));
+        clock.advance(3 * 86_400);
+        assert!(reason(ours.open(&token, &bob)).starts_with("tag does not verify"));
+    }
 }

@@ -115,7 +115,7 @@ pub(super) fn flip_body(state: &str, at: fn(usize) -> usize) -> String {
     }
 }
 
-/// The token under another key id (`x1.<kid>.<body>`: the kid's first character changed).
+/// The token under another key id (`x2.<kid>.<body>`: the kid's first character changed).
 pub(super) fn other_kid(state: &str) -> String {
     let mut parts: Vec<String> = state.split('.').map(str::to_owned).collect();
     if parts.len() >= 3 {
@@ -128,11 +128,12 @@ pub(super) fn other_kid(state: &str) -> String {
     }
 }
 
-/// The token with its format prefix swapped (`x1` ⇄ `h1`): AEAD bytes presented as HMAC.
+/// The token with its mode prefix swapped (`x2` ⇄ `h2`): AEAD bytes presented as HMAC.
 pub(super) fn other_version(state: &str) -> String {
     match state.split_once('.') {
-        Some(("x1", rest)) => format!("h1.{rest}"),
-        Some((_, rest)) => format!("x1.{rest}"),
-        None => format!("x1.{state}"),
+        Some((version, rest)) if version.starts_with('x') => format!("h{}.{rest}", &version[1..]),
+        Some((version, rest)) if version.starts_with('h') => format!("x{}.{rest}", &version[1..]),
+        Some((_, rest)) => format!("x2.{rest}"),
+        None => format!("x2.{state}"),
     }
 }
