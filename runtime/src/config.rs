@@ -8,18 +8,22 @@
 //! | `MRTR_STATE_TTL` | lifetime of one round's token, in seconds | `300` |
 //! | `MRTR_STATE_MAX_BYTES` | largest `requestState` accepted or produced | `16384` |
 //! | `MRTR_STATE_MODE` | `aead` (encrypted and authenticated) or `hmac` (signed only, readable by the client) | `aead` |
+//! | `MRTR_STATE_FORMAT` | `2`, or `1` while a fleet still runs a build that opens only format 1 | `2` |
 
 use std::collections::HashMap;
 use std::time::Duration;
 
 use crate::error::{MrtrError, config_error};
 use crate::seal::Sealer;
-pub use crate::seal::{Clock, KeyRing, MAX_KID_LEN, MIN_KEY_BYTES, StateKey, StateMode};
+pub use crate::seal::{
+    Clock, KeyRing, MAX_KID_LEN, MIN_KEY_BYTES, StateFormat, StateKey, StateMode,
+};
 
 pub const KEYS_VAR: &str = "MRTR_STATE_KEYS";
 pub const TTL_VAR: &str = "MRTR_STATE_TTL";
 pub const MAX_BYTES_VAR: &str = "MRTR_STATE_MAX_BYTES";
 pub const MODE_VAR: &str = "MRTR_STATE_MODE";
+pub const FORMAT_VAR: &str = "MRTR_STATE_FORMAT";
 
 /// A round's think time: long enough to read a form, short enough to bound replay.
 pub const DEFAULT_TTL: Duration = Duration::from_secs(300);
@@ -41,6 +45,8 @@ pub struct StateConfig {
     pub audience: String,
     pub keys: KeyRing,
     pub mode: StateMode,
+    /// The token format sealed; both are opened.
+    pub format: StateFormat,
     pub clock: Clock,
 }
 
@@ -53,6 +59,7 @@ impl StateConfig {
             audience: audience.into(),
             keys,
             mode: StateMode::default(),
+            format: StateFormat::default(),
             clock: Clock::system(),
         }
     }
@@ -72,6 +79,11 @@ impl StateConfig {
         self
     }
 
+    pub fn with_format(mut self, format: StateFormat) -> Self {
+        self.format = format;
+        self
+    }
+
     pub fn with_clock(mut self, clock: Clock) -> Self {
         self.clock = clock;
         self
@@ -81,7 +93,7 @@ impl StateConfig {
     /// warning is logged.
     pub fn from_env(audience: impl Into<String>) -> Result<Self, MrtrError> {
         let mut vars = HashMap::new();
-        for name in [KEYS_VAR, TTL_VAR, MAX_BYTES_VAR, MODE_VAR] {
+        for name in [KEYS_VAR, TTL_VAR, MAX_BYTES_VAR, MODE_VAR, FORMAT_VAR] {
             match std::env::var(name) {
                 Ok(value) => {
                     vars.insert(name, value);
@@ -131,6 +143,18 @@ impl StateConfig {
                 }
             };
         }
+        if let Some(format) = var(FORMAT_VAR) {
+            config.format = match format.trim() {
+                "2" => StateFormat::V2,
+                "1" => StateFormat::V1,
+                _ => {
+                    return Err(config_error(format!(
+                        "{FORMAT_VAR} must be `2` or `1`, not `{}`",
+                        format.trim()
+                    )));
+                }
+            };
+        }
         config.validate()?;
         Ok(config)
     }
@@ -170,6 +194,7 @@ impl StateConfig {
         Ok(Sealer::new(
             &self.keys,
             self.mode,
+            self.format,
             &self.audience,
             self.ttl,
             self.max_bytes,

@@ -39,6 +39,7 @@ use crate::request::{Asks, InputMethod, InputRequest};
 use crate::seal::Continuation;
 use crate::seal::bound::{AUDIENCE_LEN, Bound, Check, PRINCIPAL_LEN};
 use crate::seal::known_forms::{self, KnownForm};
+use crate::seal::mode::StateFormat;
 
 const FLAG_PRINCIPAL: u8 = 0b0000_0001;
 const METHOD_HAS_PARAMS: u8 = 0b1000_0000;
@@ -57,13 +58,6 @@ pub(crate) struct Stamp {
 pub(crate) enum Sealed {
     Check(Check),
     Full(Bound),
-}
-
-/// The claims layout of a token, named by its version prefix.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Format {
-    V1,
-    V2,
 }
 
 impl Sealed {
@@ -147,7 +141,7 @@ fn write(out: &mut impl Sink, stamp: &Stamp, continuation: &Continuation) -> Res
     Ok(())
 }
 
-pub(crate) fn decode(bytes: &[u8], format: Format) -> Result<(Stamp, Continuation), String> {
+pub(crate) fn decode(bytes: &[u8], format: StateFormat) -> Result<(Stamp, Continuation), String> {
     let mut input = Reader { rest: bytes };
     let (stamp, round, fingerprint) = read_fixed(&mut input, format)?;
     let step = input.text("step")?;
@@ -198,7 +192,7 @@ pub(crate) fn decode(bytes: &[u8], format: Format) -> Result<(Stamp, Continuatio
 /// a tag failed. `None` when the bytes do not read as claims sealed in the last `max_age`
 /// seconds (then they were most likely decrypted under the wrong key, i.e. are noise).
 pub(crate) fn peek(bytes: &[u8], now: u64, max_age: u64) -> Option<Stamp> {
-    let (stamp, _, _) = read_fixed(&mut Reader { rest: bytes }, Format::V2).ok()?;
+    let (stamp, _, _) = read_fixed(&mut Reader { rest: bytes }, StateFormat::V2).ok()?;
     let plausible = stamp.issued_at <= now.saturating_add(PEEK_SKEW)
         && now.saturating_sub(stamp.issued_at) <= max_age
         && stamp.expires_at - stamp.issued_at <= max_age;
@@ -209,7 +203,7 @@ pub(crate) fn peek(bytes: &[u8], now: u64, max_age: u64) -> Option<Stamp> {
 const PEEK_SKEW: u64 = 300;
 
 /// The fields before the step: flags, times, round, fingerprint and the binding.
-fn read_fixed(input: &mut Reader<'_>, format: Format) -> Result<(Stamp, u32, u64), String> {
+fn read_fixed(input: &mut Reader<'_>, format: StateFormat) -> Result<(Stamp, u32, u64), String> {
     let flags = input.byte("flags")?;
     if flags & !FLAG_PRINCIPAL != 0 {
         return Err(format!("unknown flags {flags:#04x}"));
@@ -222,7 +216,7 @@ fn read_fixed(input: &mut Reader<'_>, format: Format) -> Result<(Stamp, u32, u64
     let round = u32::try_from(input.varint("round")?).map_err(|_| "round out of range")?;
     let fingerprint = u64::from_le_bytes(input.array("fingerprint")?);
     let binding = match format {
-        Format::V2 => Sealed::Check(Check {
+        StateFormat::V2 => Sealed::Check(Check {
             bind: input.array("check")?,
             audience: input.byte("check")?,
             principal: if has_principal {
@@ -231,7 +225,7 @@ fn read_fixed(input: &mut Reader<'_>, format: Format) -> Result<(Stamp, u32, u64
                 None
             },
         }),
-        Format::V1 => Sealed::Full(Bound {
+        StateFormat::V1 => Sealed::Full(Bound {
             bind: input.array("bind")?,
             audience: input.array::<AUDIENCE_LEN>("audience")?,
             principal: if has_principal {
@@ -365,16 +359,16 @@ mod tests {
     }
 
     fn sample() -> (Stamp, Continuation) {
-        sample_as(Format::V2)
+        sample_as(StateFormat::V2)
     }
 
-    fn sample_as(format: Format) -> (Stamp, Continuation) {
+    fn sample_as(format: StateFormat) -> (Stamp, Continuation) {
         let stamp = Stamp {
             issued_at: 1_764_450_000,
             expires_at: 1_764_450_300,
             binding: match format {
-                Format::V2 => Sealed::Check(bound().check()),
-                Format::V1 => Sealed::Full(bound()),
+                StateFormat::V2 => Sealed::Check(bound().check()),
+                StateFormat::V1 => Sealed::Full(bound()),
             },
         };
         let continuation = Continuation {
@@ -409,7 +403,7 @@ mod tests {
 
     #[test]
     fn claims_round_trip_in_both_formats() {
-        for format in [Format::V2, Format::V1] {
+        for format in [StateFormat::V2, StateFormat::V1] {
             let (stamp, continuation) = sample_as(format);
             let bytes = encode(&stamp, &continuation).unwrap();
             assert_eq!(decode(&bytes, format).unwrap(), (stamp, continuation));
@@ -418,8 +412,8 @@ mod tests {
 
     #[test]
     fn format_2_keeps_a_check_of_the_binding_in_place_of_the_binding() {
-        let (v2, continuation) = sample_as(Format::V2);
-        let (v1, _) = sample_as(Format::V1);
+        let (v2, continuation) = sample_as(StateFormat::V2);
+        let (v1, _) = sample_as(StateFormat::V1);
         let short = encode(&v2, &continuation).unwrap();
         let long = encode(&v1, &continuation).unwrap();
         assert_eq!(long.len() - short.len(), 32 + 16 + 16 - 4);
@@ -463,7 +457,7 @@ mod tests {
 
     #[test]
     fn every_truncation_of_the_fixed_fields_is_an_error() {
-        for format in [Format::V2, Format::V1] {
+        for format in [StateFormat::V2, StateFormat::V1] {
             let (stamp, continuation) = sample_as(format);
             let bytes = encode(&stamp, &continuation).unwrap();
             let carried_at = bytes.len() - continuation.carried.len();
@@ -494,7 +488,11 @@ mod tests {
         let (stamp, continuation) = sample();
         let mut bytes = encode(&stamp, &continuation).unwrap();
         bytes[0] |= 0b10;
-        assert!(decode(&bytes, Format::V2).unwrap_err().contains("flags"));
+        assert!(
+            decode(&bytes, StateFormat::V2)
+                .unwrap_err()
+                .contains("flags")
+        );
         assert!(input_method(3).is_err());
     }
 
@@ -524,7 +522,10 @@ mod tests {
         assert_eq!(encoded_len(&stamp, &continuation), Ok(bytes.len()));
         assert_eq!(contains(&bytes, b"wave_size_for_the_claims_test"), None);
         assert!(contains(&bytes, b"Wave size?").is_some());
-        assert_eq!(decode(&bytes, Format::V2).unwrap(), (stamp, continuation));
+        assert_eq!(
+            decode(&bytes, StateFormat::V2).unwrap(),
+            (stamp, continuation)
+        );
     }
 
     #[test]
@@ -537,7 +538,10 @@ mod tests {
         let (stamp, continuation) = with_pending(ask);
         let bytes = encode(&stamp, &continuation).unwrap();
         assert!(contains(&bytes, b"hand_built_field").is_some());
-        assert_eq!(decode(&bytes, Format::V2).unwrap(), (stamp, continuation));
+        assert_eq!(
+            decode(&bytes, StateFormat::V2).unwrap(),
+            (stamp, continuation)
+        );
     }
 
     #[test]
@@ -548,7 +552,7 @@ mod tests {
         let id_at = contains(&bytes, b"Wave size?").unwrap() + b"Wave size?".len();
         bytes[id_at] ^= 0xff;
         assert!(
-            decode(&bytes, Format::V2)
+            decode(&bytes, StateFormat::V2)
                 .unwrap_err()
                 .contains("does not know")
         );
@@ -567,7 +571,7 @@ mod tests {
             let mut bytes = bytes.clone();
             bytes[method_at] = byte;
             assert!(
-                decode(&bytes, Format::V2)
+                decode(&bytes, StateFormat::V2)
                     .unwrap_err()
                     .contains("method byte"),
                 "{byte:#04x}"

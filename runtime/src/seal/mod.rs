@@ -28,11 +28,11 @@ mod token;
 
 pub use clock::Clock;
 pub use keyring::{KeyRing, MAX_KID_LEN, MIN_KEY_BYTES, StateKey};
-pub use mode::StateMode;
+pub use mode::{StateFormat, StateMode};
 
 use bound::{AUDIENCE_LEN, AssociatedData, Bound};
 use cipher::KeyMaterial;
-use claims::{Format, Sealed, Stamp};
+use claims::{Sealed, Stamp};
 
 /// What a suspended handler needs to resume on any instance.
 #[derive(Clone, Debug, PartialEq)]
@@ -103,6 +103,8 @@ pub struct Sealer {
 
 struct Inner {
     mode: StateMode,
+    /// The format this sealer seals; it opens both.
+    format: StateFormat,
     /// The active key first; a ring holds a handful of keys, so a scan beats a map.
     keys: Vec<(String, KeyMaterial)>,
     audience: [u8; AUDIENCE_LEN],
@@ -116,6 +118,7 @@ impl Sealer {
     pub(crate) fn new(
         keys: &KeyRing,
         mode: StateMode,
+        format: StateFormat,
         audience: &str,
         ttl: Duration,
         max_bytes: usize,
@@ -129,6 +132,7 @@ impl Sealer {
         Sealer {
             inner: Arc::new(Inner {
                 mode,
+                format,
                 keys,
                 audience: audience_hash(audience),
                 ttl_secs: ttl.as_secs().max(1),
@@ -143,16 +147,8 @@ impl Sealer {
         continuation: &Continuation,
         binding: &Binding,
     ) -> Result<String, MrtrError> {
-        self.seal_as(Format::V2, continuation, binding)
-    }
-
-    fn seal_as(
-        &self,
-        format: Format,
-        continuation: &Continuation,
-        binding: &Binding,
-    ) -> Result<String, MrtrError> {
         let inner = &*self.inner;
+        let format = inner.format;
         let (kid, key) = inner
             .keys
             .first()
@@ -161,11 +157,11 @@ impl Sealer {
         let bound = inner.bound(key, binding);
         let header = token::header(inner.mode, format, kid);
         let (binding, associated) = match format {
-            Format::V2 => (
+            StateFormat::V2 => (
                 Sealed::Check(bound.check()),
                 AssociatedData::bound(&header, &bound),
             ),
-            Format::V1 => (Sealed::Full(bound), AssociatedData::header(&header)),
+            StateFormat::V1 => (Sealed::Full(bound), AssociatedData::header(&header)),
         };
         let stamp = Stamp {
             issued_at,
@@ -220,8 +216,8 @@ impl Sealer {
             })?;
         let bound = inner.bound(key, binding);
         let associated = match parsed.format {
-            Format::V2 => AssociatedData::bound(parsed.header, &bound),
-            Format::V1 => AssociatedData::header(parsed.header),
+            StateFormat::V2 => AssociatedData::bound(parsed.header, &bound),
+            StateFormat::V1 => AssociatedData::header(parsed.header),
         };
         let (claims, token_id) = key
             .unprotect(inner.mode, associated.as_bytes(), parsed.body)
@@ -248,16 +244,6 @@ impl Sealer {
             issued_at: stamp.issued_at,
         })
     }
-
-    /// A format 1 token, as the builds before format 2 sealed it.
-    #[cfg(test)]
-    pub(crate) fn seal_format_1(
-        &self,
-        continuation: &Continuation,
-        binding: &Binding,
-    ) -> Result<String, MrtrError> {
-        self.seal_as(Format::V1, continuation, binding)
-    }
 }
 
 impl Inner {
@@ -281,20 +267,20 @@ impl Inner {
     fn refused_tag(
         &self,
         key: &KeyMaterial,
-        format: Format,
+        format: StateFormat,
         kid: &str,
         body: &[u8],
         bound: &Bound,
     ) -> MrtrError {
         let differs = match format {
-            Format::V2 => key
+            StateFormat::V2 => key
                 .peek(self.mode, body)
                 .and_then(|head| claims::peek(&head, self.clock.now(), PEEK_MAX_AGE))
                 .and_then(|stamp| match stamp.binding {
                     Sealed::Check(check) => bound.differs_from_check(check),
                     Sealed::Full(_) => None,
                 }),
-            Format::V1 => None,
+            StateFormat::V1 => None,
         };
         rejected(match differs {
             // Sign-only claims read the same under any secret, and the principal's hash is

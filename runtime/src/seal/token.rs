@@ -16,35 +16,34 @@
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 
-use crate::seal::claims::Format;
 use crate::seal::keyring::{MAX_KID_LEN, is_kid_byte};
-use crate::seal::mode::StateMode;
+use crate::seal::mode::{StateFormat, StateMode};
 
 /// Every version a token may name, by mode and format.
-const VERSIONS: [(&str, StateMode, Format); 4] = [
-    ("x2", StateMode::Aead, Format::V2),
-    ("h2", StateMode::Hmac, Format::V2),
-    ("x1", StateMode::Aead, Format::V1),
-    ("h1", StateMode::Hmac, Format::V1),
+const VERSIONS: [(&str, StateMode, StateFormat); 4] = [
+    ("x2", StateMode::Aead, StateFormat::V2),
+    ("h2", StateMode::Hmac, StateFormat::V2),
+    ("x1", StateMode::Aead, StateFormat::V1),
+    ("h1", StateMode::Hmac, StateFormat::V1),
 ];
 
 /// A token split into its parts; nothing in it is authenticated yet.
 pub(crate) struct Token<'a> {
     /// `x2.k2.`: the authenticated header.
     pub header: &'a str,
-    pub format: Format,
+    pub format: StateFormat,
     pub kid: &'a str,
     pub body: Vec<u8>,
 }
 
-pub(crate) fn version(mode: StateMode, format: Format) -> &'static str {
+pub(crate) fn version(mode: StateMode, format: StateFormat) -> &'static str {
     VERSIONS
         .iter()
         .find(|(_, m, f)| *m == mode && *f == format)
         .map_or("", |(version, ..)| version)
 }
 
-pub(crate) fn header(mode: StateMode, format: Format, kid: &str) -> String {
+pub(crate) fn header(mode: StateMode, format: StateFormat, kid: &str) -> String {
     let version = version(mode, format);
     let mut header = String::with_capacity(version.len() + kid.len() + 2);
     header.push_str(version);
@@ -71,7 +70,7 @@ pub(crate) fn parse(token: &str, mode: StateMode, min_body: usize) -> Result<Tok
     if token_mode != mode {
         return Err(format!(
             "token version `{version_text}` belongs to the other state mode (this server uses `{}`)",
-            version(mode, Format::V2)
+            version(mode, StateFormat::V2)
         ));
     }
     let (kid, body) = rest.split_once('.').ok_or("no key id")?;

@@ -441,6 +441,15 @@ fn base64_decode(text: &str) -> Vec<u8> {
         .unwrap()
 }
 
+/// A sealer of the same key that seals format 1, as a build before format 2 (or one configured
+/// with `MRTR_STATE_FORMAT=1` during a rollout) does.
+fn format_1(clock: &TestClock, mode: StateMode) -> crate::seal::Sealer {
+    config(KeyRing::new(key("k1", 1)), mode, clock)
+        .with_format(crate::config::StateFormat::V1)
+        .sealer()
+        .unwrap()
+}
+
 #[test]
 fn a_format_1_token_of_an_earlier_build_still_opens_and_is_still_bound() {
     for mode in both_modes() {
@@ -451,8 +460,8 @@ fn a_format_1_token_of_an_earlier_build_still_opens_and_is_still_bound() {
             json!({"service": "checkout-api"}),
             Some("alice"),
         );
-        let old = sealer
-            .seal_format_1(&deploy_continuation(), &alice)
+        let old = format_1(&clock, mode)
+            .seal(&deploy_continuation(), &alice)
             .unwrap();
         assert!(old.starts_with(if mode == StateMode::Aead {
             "x1.k1."
@@ -494,8 +503,8 @@ fn format_2_authenticates_the_binding_instead_of_carrying_it() {
             principal,
         );
         let new = sealer.seal(&deploy_continuation(), &binding).unwrap();
-        let old = sealer
-            .seal_format_1(&deploy_continuation(), &binding)
+        let old = format_1(&clock, mode)
+            .seal(&deploy_continuation(), &binding)
             .unwrap();
         let body = |token: &str| base64_decode(token.rsplit('.').next().unwrap()).len();
         assert_eq!(

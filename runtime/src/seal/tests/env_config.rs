@@ -69,11 +69,18 @@ fn ttl_max_bytes_and_mode_are_read() {
         ("MRTR_STATE_TTL", "90"),
         ("MRTR_STATE_MAX_BYTES", " 4096 "),
         ("MRTR_STATE_MODE", "HMAC"),
+        ("MRTR_STATE_FORMAT", " 1"),
     ])
     .unwrap();
     assert_eq!(config.ttl, Duration::from_secs(90));
     assert_eq!(config.max_bytes, 4096);
     assert_eq!(config.mode, StateMode::Hmac);
+    assert_eq!(config.format, crate::config::StateFormat::V1);
+    assert_eq!(
+        from(&[("MRTR_STATE_KEYS", &keys)]).unwrap().format,
+        crate::config::StateFormat::V2,
+        "format 2 unless told"
+    );
     assert_eq!(
         from(&[("MRTR_STATE_KEYS", &keys), ("MRTR_STATE_MODE", "aead")])
             .unwrap()
@@ -187,6 +194,16 @@ fn malformed_ttl_max_bytes_and_mode_are_refused() {
             "",
             "MRTR_STATE_MODE must be `aead` or `hmac`",
         ),
+        (
+            "MRTR_STATE_FORMAT",
+            "3",
+            "MRTR_STATE_FORMAT must be `2` or `1`",
+        ),
+        (
+            "MRTR_STATE_FORMAT",
+            "v2",
+            "MRTR_STATE_FORMAT must be `2` or `1`",
+        ),
     ];
     for (name, value, expected) in cases {
         let message = error(&[("MRTR_STATE_KEYS", &keys), (name, value)]);
@@ -196,12 +213,13 @@ fn malformed_ttl_max_bytes_and_mode_are_refused() {
 
 proptest! {
     #[test]
-    fn arbitrary_variable_values_never_panic(keys in ".{0,120}", ttl in ".{0,12}", max in ".{0,12}", mode in ".{0,8}") {
+    fn arbitrary_variable_values_never_panic(keys in ".{0,120}", ttl in ".{0,12}", max in ".{0,12}", mode in ".{0,8}", format in ".{0,4}") {
         let _ = from(&[
             ("MRTR_STATE_KEYS", &keys),
             ("MRTR_STATE_TTL", &ttl),
             ("MRTR_STATE_MAX_BYTES", &max),
             ("MRTR_STATE_MODE", &mode),
+            ("MRTR_STATE_FORMAT", &format),
         ]);
     }
 }
