@@ -36,7 +36,8 @@ impl Runtime {
         })
     }
 
-    /// Reads `MRTR_STATE_KEYS`, `MRTR_STATE_TTL`, `MRTR_STATE_MAX_BYTES` and `MRTR_STATE_MODE`.
+    /// Reads `MRTR_STATE_KEYS`, `MRTR_STATE_TTL`, `MRTR_STATE_MAX_BYTES`, `MRTR_STATE_MODE` and
+    /// `MRTR_STATE_FORMAT`.
     pub fn from_env(audience: impl Into<String>) -> Result<Self, MrtrError> {
         Self::new(StateConfig::from_env(audience)?)
     }
