@@ -206,24 +206,24 @@ fn report(f: &Fixture) {
         rs2.len()
     );
     println!(
-        "  mrtr x1 (XChaCha20-Poly1305):                  {}  = {:.3}x rs1",
+        "  mrtr x2 (XChaCha20-Poly1305):                  {}  = {:.3}x rs1",
         mrtr_aead.len(),
         ratio(mrtr_aead.len(), rs1.len())
     );
     println!(
-        "  mrtr h1 (HMAC-SHA256, sign-only):              {}  = {:.3}x rs1",
+        "  mrtr h2 (HMAC-SHA256, sign-only):              {}  = {:.3}x rs1",
         mrtr_hmac.len(),
         ratio(mrtr_hmac.len(), rs1.len())
     );
     println!(
-        "  mrtr x1 with the pending target_env ask:       {}  (what the machine really seals: it re-asks without re-running code)",
+        "  mrtr x2 with the pending target_env ask:       {}  (what the machine really seals: it re-asks without re-running code)",
         mrtr_with_ask.len()
     );
     let mut nested = f.continuation.clone();
     nested.carried = frame_bytes(1, 0x0dd5_eed0_f00d_cafe, nested.carried.clone());
     let mrtr_nested = f.aead.seal(&nested, &f.binding).unwrap();
     println!(
-        "  mrtr x1 suspended one helper deep:             {}  (the same locals inside the helper's frame)",
+        "  mrtr x2 suspended one helper deep:             {}  (the same locals inside the helper's frame)",
         mrtr_nested.len()
     );
 
@@ -245,15 +245,15 @@ fn report(f: &Fixture) {
     println!("seal+open time per round (best of 7 batches of 20000):");
     println!("  rmcp rs1:  {rmcp_ns:.0} ns");
     println!(
-        "  mrtr x1:   {aead_ns:.0} ns  = {:.3}x rmcp",
+        "  mrtr x2:   {aead_ns:.0} ns  = {:.3}x rmcp",
         aead_ns / rmcp_ns
     );
     println!(
-        "  mrtr h1:   {hmac_ns:.0} ns  = {:.3}x rmcp",
+        "  mrtr h2:   {hmac_ns:.0} ns  = {:.3}x rmcp",
         hmac_ns / rmcp_ns
     );
     println!(
-        "  mrtr x1 one helper deep: {nested_ns:.0} ns  = {:.3}x the flat x1 measured beside it ({flat_ns:.0} ns; target <= 1.2x)",
+        "  mrtr x2 one helper deep: {nested_ns:.0} ns  = {:.3}x the flat x2 measured beside it ({flat_ns:.0} ns; target <= 1.2x)",
         nested_ns / flat_ns
     );
     let frame_ns = nanos_per_round(
@@ -350,7 +350,7 @@ fn breakdown(f: &Fixture) {
         &mut other,
     );
     println!(
-        "breakdown: XChaCha20-Poly1305 encrypt 200 B {encrypt:.0} ns, getrandom 24 B {random:.0} ns, x1 seal {seal:.0} ns, x1 open {open:.0} ns"
+        "breakdown: XChaCha20-Poly1305 encrypt 200 B {encrypt:.0} ns, getrandom 24 B {random:.0} ns, x2 seal {seal:.0} ns, x2 open {open:.0} ns"
     );
 }
 
