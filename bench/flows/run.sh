@@ -57,7 +57,7 @@ fi
 "$TARGET/flows" "${RUN[@]}" \
     --server "mrtr example=$TARGET/examples/deploy_service --http {addr}" \
     --server "rmcp by hand=$TARGET/rmcp_baseline --http {addr}" \
-    --server "mrtr (h1 state, no pre-scan)=$TARGET/mrtr_as_baseline --http {addr}" \
+    --server "mrtr (sign-only state, no pre-scan)=$TARGET/mrtr_as_baseline --http {addr}" \
     --server "python-sdk 2.3=$INTEROP_PYTHON bench/flows/servers/python_server.py {port}" \
     --server "TypeScript SDK 2.4=$NODE22/node bench/flows/servers/ts_server.ts {port}" \
     --legacy "mrtr example=$TARGET/examples/deploy_service --http {addr}" \

@@ -1,4 +1,4 @@
-//! The mrtr example's server configured as the hand-written baseline is: sign-only `h1` state
+//! The mrtr example's server configured as the hand-written baseline is: sign-only (`h2`) state
 //! (HMAC-SHA-256, as rmcp's `RequestStateCodec` signs) and nothing in front of rmcp's service
 //! (no pre-scan, so no delivery layer either). The same `Deployer`, the same `StrictParams`, the
 //! same `mrtr_examples::serve`; only the two defaults that the baseline has no counterpart for are
