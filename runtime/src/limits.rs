@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use std::io;
 
 use serde_json::Value;
+use smallvec::SmallVec;
 
 use crate::error::MrtrError;
 
@@ -61,10 +62,13 @@ impl Limits {
 
 /// The length of `responses` serialized as compact JSON, or `None` if a value is nested deeper
 /// than `max_depth`: one walk with an explicit stack (hostile nesting cannot overflow ours) that
-/// counts what `serde_json` would write, without writing it.
+/// counts what `serde_json` would write, without writing it. The stack lives inline until an
+/// answer is wider than ordinary ones: most rounds then allocate nothing here (a growing heap
+/// stack cost several `realloc`s per round, contended between worker threads).
 fn measure(responses: &BTreeMap<String, Value>, max_depth: usize) -> Option<usize> {
     let mut bytes = container_len(responses.len()) + keys_len(responses.keys());
-    let mut stack: Vec<(&Value, usize)> = responses.values().map(|value| (value, 0)).collect();
+    let mut stack: SmallVec<[(&Value, usize); 32]> =
+        responses.values().map(|value| (value, 0)).collect();
     while let Some((value, depth)) = stack.pop() {
         bytes += match value {
             Value::Null | Value::Bool(true) => 4,

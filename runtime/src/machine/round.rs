@@ -674,8 +674,12 @@ fn restore_step(
 
 /// The locals step `info` carries, encoded in its slot order; refused once their base64 form
 /// alone is past `cap`, before the remaining locals are encoded.
+const CARRIED_START: usize = 128;
+
 fn save_carried(slots: &mut dyn Slots, info: &StepInfo, cap: usize) -> Result<Vec<u8>, MrtrError> {
-    let mut carried = Vec::new();
+    // Most steps carry a few ids and short texts: one allocation instead of regrowing from 8
+    // bytes (each regrowth a `realloc`, contended between worker threads in glibc's arenas).
+    let mut carried = Vec::with_capacity(CARRIED_START);
     let mut failure = None;
     each_selected(slots, info.mask, |i, slot| {
         let name = info.carried.get(i).copied().unwrap_or("?");

@@ -69,8 +69,14 @@ impl Sealed {
     }
 }
 
-pub(crate) fn encode(stamp: &Stamp, continuation: &Continuation) -> Result<Vec<u8>, String> {
-    let mut out = Vec::with_capacity(96 + continuation.step.len() + continuation.carried.len());
+/// `len` is what [`encoded_len`] counted (the sealer counts first, to refuse an oversized
+/// continuation before copying it): one allocation of the right size, never regrown.
+pub(crate) fn encode(
+    stamp: &Stamp,
+    continuation: &Continuation,
+    len: usize,
+) -> Result<Vec<u8>, String> {
+    let mut out = Vec::with_capacity(len);
     write(&mut out, stamp, continuation)?;
     Ok(out)
 }
@@ -397,7 +403,7 @@ mod tests {
     #[test]
     fn the_counted_length_is_the_encoded_length() {
         let (stamp, continuation) = sample();
-        let encoded = encode(&stamp, &continuation).expect("encodes");
+        let encoded = encode(&stamp, &continuation, 0).expect("encodes");
         assert_eq!(encoded_len(&stamp, &continuation), Ok(encoded.len()));
     }
 
@@ -405,7 +411,7 @@ mod tests {
     fn claims_round_trip_in_both_formats() {
         for format in [StateFormat::V2, StateFormat::V1] {
             let (stamp, continuation) = sample_as(format);
-            let bytes = encode(&stamp, &continuation).unwrap();
+            let bytes = encode(&stamp, &continuation, 0).unwrap();
             assert_eq!(decode(&bytes, format).unwrap(), (stamp, continuation));
         }
     }
@@ -414,8 +420,8 @@ mod tests {
     fn format_2_keeps_a_check_of_the_binding_in_place_of_the_binding() {
         let (v2, continuation) = sample_as(StateFormat::V2);
         let (v1, _) = sample_as(StateFormat::V1);
-        let short = encode(&v2, &continuation).unwrap();
-        let long = encode(&v1, &continuation).unwrap();
+        let short = encode(&v2, &continuation, 0).unwrap();
+        let long = encode(&v1, &continuation, 0).unwrap();
         assert_eq!(long.len() - short.len(), 32 + 16 + 16 - 4);
         assert_eq!(
             contains(&short, &[7; 4]),
@@ -427,7 +433,7 @@ mod tests {
     #[test]
     fn peek_reads_the_check_of_claims_sealed_lately_and_nothing_else() {
         let (stamp, continuation) = sample();
-        let bytes = encode(&stamp, &continuation).unwrap();
+        let bytes = encode(&stamp, &continuation, 0).unwrap();
         let now = stamp.issued_at + 10;
         assert_eq!(
             peek(&bytes[..40.min(bytes.len())], now, 600),
@@ -459,7 +465,7 @@ mod tests {
     fn every_truncation_of_the_fixed_fields_is_an_error() {
         for format in [StateFormat::V2, StateFormat::V1] {
             let (stamp, continuation) = sample_as(format);
-            let bytes = encode(&stamp, &continuation).unwrap();
+            let bytes = encode(&stamp, &continuation, 0).unwrap();
             let carried_at = bytes.len() - continuation.carried.len();
             for len in 0..carried_at {
                 assert!(
@@ -486,7 +492,7 @@ mod tests {
     #[test]
     fn unknown_flags_and_methods_are_rejected() {
         let (stamp, continuation) = sample();
-        let mut bytes = encode(&stamp, &continuation).unwrap();
+        let mut bytes = encode(&stamp, &continuation, 0).unwrap();
         bytes[0] |= 0b10;
         assert!(
             decode(&bytes, StateFormat::V2)
@@ -518,7 +524,7 @@ mod tests {
     fn a_derived_form_is_sealed_by_its_id_and_opens_to_the_same_ask() {
         let ask = crate::request::elicit::<Rollout>("Wave size?").into_request();
         let (stamp, continuation) = with_pending(ask);
-        let bytes = encode(&stamp, &continuation).unwrap();
+        let bytes = encode(&stamp, &continuation, 0).unwrap();
         assert_eq!(encoded_len(&stamp, &continuation), Ok(bytes.len()));
         assert_eq!(contains(&bytes, b"wave_size_for_the_claims_test"), None);
         assert!(contains(&bytes, b"Wave size?").is_some());
@@ -536,7 +542,7 @@ mod tests {
         });
         let ask = crate::request::elicit_with_schema::<Value>("Free text?", schema).into_request();
         let (stamp, continuation) = with_pending(ask);
-        let bytes = encode(&stamp, &continuation).unwrap();
+        let bytes = encode(&stamp, &continuation, 0).unwrap();
         assert!(contains(&bytes, b"hand_built_field").is_some());
         assert_eq!(
             decode(&bytes, StateFormat::V2).unwrap(),
@@ -548,7 +554,7 @@ mod tests {
     fn a_form_id_this_build_does_not_know_is_refused() {
         let ask = crate::request::elicit::<Rollout>("Wave size?").into_request();
         let (stamp, continuation) = with_pending(ask);
-        let mut bytes = encode(&stamp, &continuation).unwrap();
+        let mut bytes = encode(&stamp, &continuation, 0).unwrap();
         let id_at = contains(&bytes, b"Wave size?").unwrap() + b"Wave size?".len();
         bytes[id_at] ^= 0xff;
         assert!(
@@ -562,7 +568,7 @@ mod tests {
     fn a_form_id_on_another_method_or_with_params_is_refused() {
         let ask = crate::request::elicit::<Rollout>("Wave size?").into_request();
         let (stamp, continuation) = with_pending(ask);
-        let bytes = encode(&stamp, &continuation).unwrap();
+        let bytes = encode(&stamp, &continuation, 0).unwrap();
         let method_at = contains(&bytes, b"wave\x40").expect("the key, then the method byte") + 4;
         for byte in [
             METHOD_KNOWN_FORM | method_byte(InputMethod::Sampling),

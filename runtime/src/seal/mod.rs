@@ -177,7 +177,7 @@ impl Sealer {
         if token_len > inner.max_bytes {
             return Err(too_large(continuation, token_len, inner.max_bytes));
         }
-        let claims = claims::encode(&stamp, continuation).map_err(|reason| {
+        let claims = claims::encode(&stamp, continuation, claims_len).map_err(|reason| {
             MrtrError::Internal(format!("cannot encode the continuation: {reason}"))
         })?;
         let body = key.protect(inner.mode, associated.as_bytes(), &claims)?;
