@@ -283,7 +283,7 @@ impl Request {
         let runtime = Runtime::for_request(&context.extensions)?;
         if let Era::Legacy(version) = Era::of(&context) {
             tracing::debug!(target: "mrtr", handler = handler.path, %version, "legacy session: asks are awaited in place");
-            crate::observe::round_opened(handler.path, "legacy", None, &[]);
+            crate::observe::round_opened(handler.path, "legacy", None, &crate::observe::NO_KEYS);
             return Ok(Opening::ready(Ok(Io::live(
                 handler,
                 context.peer.clone(),
@@ -348,8 +348,8 @@ impl ModernRound {
             self.step_key.set(opened.idempotency_key);
             opened.continuation
         });
-        let answered: Vec<&str> = self.incoming.keys().map(String::as_str).collect();
         let resumed_from = resumed.as_ref().map(|c| c.step.as_str());
+        let answered = crate::observe::Keys(&self.incoming);
         crate::observe::round_opened(self.handler.path, "2026-07-28", resumed_from, &answered);
         Io::modern(
             self.handler,

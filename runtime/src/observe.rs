@@ -94,19 +94,31 @@ impl fmt::Display for Rejection {
     }
 }
 
+/// The keys of a map as a list, formatted only if the event is logged: the key lists of
+/// `round` and `round suspended` are built on every round, and logged on few.
+pub(crate) struct Keys<'a, V>(pub &'a std::collections::BTreeMap<String, V>);
+
+impl<V> fmt::Debug for Keys<'_, V> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.0.keys()).finish()
+    }
+}
+
+pub(crate) const NO_KEYS: [&str; 0] = [];
+
 /// A round was opened: a first round (`resumed_from` is `None`) or a resumption.
 pub(crate) fn round_opened(
     handler: &'static str,
     era: &'static str,
     resumed_from: Option<&str>,
-    answered: &[&str],
+    answered: &dyn fmt::Debug,
 ) {
     tracing::debug!(target: "mrtr", handler, era, resumed_from = resumed_from.unwrap_or("start"), answered = ?answered, "round");
     metrics::counter!("mrtr_rounds_total", "handler" => handler, "era" => era).increment(1);
 }
 
 /// A round ended with `input_required` at `step`, asking `keys`.
-pub(crate) fn suspended(handler: &'static str, step: &'static str, keys: &[&str]) {
+pub(crate) fn suspended(handler: &'static str, step: &'static str, keys: &dyn fmt::Debug) {
     tracing::debug!(target: "mrtr", handler, suspended_at = step, asked = ?keys, "round suspended");
     metrics::counter!("mrtr_suspensions_total", "handler" => handler, "step" => step).increment(1);
 }
@@ -163,6 +175,13 @@ mod tests {
             Err(other) => panic!("expected a rejection, got {other:?}"),
             Ok(_) => panic!("expected a rejection, the token opened"),
         }
+    }
+
+    #[test]
+    fn the_logged_key_lists_read_as_before_they_became_lazy() {
+        let answered = BTreeMap::from([("target_env".to_owned(), 1), ("confirm".to_owned(), 2)]);
+        assert_eq!(format!("{:?}", Keys(&answered)), r#"["confirm", "target_env"]"#);
+        assert_eq!(format!("{:?}", NO_KEYS), "[]");
     }
 
     #[test]

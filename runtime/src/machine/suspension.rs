@@ -38,7 +38,7 @@ impl Suspension {
             input_requests.insert(key.clone(), wire);
         }
         let token = self.runtime.sealer.seal(continuation, &self.binding)?;
-        let asked: Vec<&str> = input_requests.keys().map(String::as_str).collect();
+        let asked = crate::observe::Keys(&input_requests);
         crate::observe::suspended(self.handler, self.step, &asked);
         Ok(InputRequiredResult::new(Some(input_requests), Some(token)))
     }
