@@ -3,11 +3,11 @@
 //!
 //! Since token format 2 (`x2`/`h2`) the binding is not sealed in the claims but authenticated
 //! beside them, as the cipher's associated data: a token presented against another binding
-//! fails its tag. That saves its 48 bytes (64 with a principal) in every token, which crosses
-//! the wire twice per round. To keep telling an operator *why* a token failed (another request,
-//! another service, another principal, or a forgery or key mix-up), the claims keep a 4-byte
-//! [`Check`] of the binding: read only after the tag failed, it names the refusal and is never
-//! trusted for anything else.
+//! fails its tag. Less the check below, that saves 45 bytes (60 with a principal) in every
+//! token, which crosses the wire twice per round. To keep telling an operator *why* a token
+//! failed (another request, another service, another principal, or a forgery or key mix-up),
+//! the claims keep a 3-byte [`Check`] of the binding (4 with a principal): read only after the
+//! tag failed, it names the refusal and is never trusted for anything else.
 //!
 //! Format 1 tokens (`x1`/`h1`, sealed by builds before format 2) carry the binding in full and
 //! are still opened, so a rolling upgrade does not refuse the rounds in flight.
