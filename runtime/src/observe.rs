@@ -180,7 +180,10 @@ mod tests {
     #[test]
     fn the_logged_key_lists_read_as_before_they_became_lazy() {
         let answered = BTreeMap::from([("target_env".to_owned(), 1), ("confirm".to_owned(), 2)]);
-        assert_eq!(format!("{:?}", Keys(&answered)), r#"["confirm", "target_env"]"#);
+        assert_eq!(
+            format!("{:?}", Keys(&answered)),
+            r#"["confirm", "target_env"]"#
+        );
         assert_eq!(format!("{:?}", NO_KEYS), "[]");
     }
 
