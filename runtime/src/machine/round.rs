@@ -672,13 +672,13 @@ fn restore_step(
     Ok(step.pc)
 }
 
-/// The locals step `info` carries, encoded in its slot order; refused once their base64 form
-/// alone is past `cap`, before the remaining locals are encoded.
+/// Most steps carry a few ids and short texts: one allocation of this size instead of regrowing
+/// from 8 bytes (each regrowth a `realloc`, contended between worker threads in glibc's arenas).
 const CARRIED_START: usize = 128;
 
+/// The locals step `info` carries, encoded in its slot order; refused once their base64 form
+/// alone is past `cap`, before the remaining locals are encoded.
 fn save_carried(slots: &mut dyn Slots, info: &StepInfo, cap: usize) -> Result<Vec<u8>, MrtrError> {
-    // Most steps carry a few ids and short texts: one allocation instead of regrowing from 8
-    // bytes (each regrowth a `realloc`, contended between worker threads in glibc's arenas).
     let mut carried = Vec::with_capacity(CARRIED_START);
     let mut failure = None;
     each_selected(slots, info.mask, |i, slot| {

@@ -137,10 +137,7 @@ impl KeyMaterial {
         if !verified {
             return Err(body);
         }
-        let (prefix, tag_len) = match mode {
-            StateMode::Aead => (NONCE_LEN, AEAD_TAG_LEN),
-            StateMode::Hmac => (TOKEN_ID_LEN, HMAC_TAG_LEN),
-        };
+        let (prefix, tag_len) = framing(mode);
         let tag_at = body.len() - tag_len;
         let id = token_id(&body[tag_at..]);
         body.truncate(tag_at);
@@ -154,21 +151,16 @@ impl KeyMaterial {
     /// under another key it is noise, which `claims::peek` tells apart.
     pub(crate) fn peek(&self, mode: StateMode, body: &[u8]) -> Option<Vec<u8>> {
         const HEAD: usize = 64;
-        match mode {
-            StateMode::Aead => {
-                let message = body.get(NONCE_LEN..body.len().checked_sub(AEAD_TAG_LEN)?)?;
-                let mut head = message[..message.len().min(HEAD)].to_vec();
-                let nonce = XNonce::try_from(&body[..NONCE_LEN]).ok()?;
-                let mut keystream = XChaCha20::new(&(*self.aead_key).into(), &nonce);
-                keystream.seek(64u64);
-                keystream.apply_keystream(&mut head);
-                Some(head)
-            }
-            StateMode::Hmac => {
-                let claims = body.get(TOKEN_ID_LEN..body.len().checked_sub(HMAC_TAG_LEN)?)?;
-                Some(claims[..claims.len().min(HEAD)].to_vec())
-            }
+        let (prefix, tag_len) = framing(mode);
+        let message = body.get(prefix..body.len().checked_sub(tag_len)?)?;
+        let mut head = message[..message.len().min(HEAD)].to_vec();
+        if mode == StateMode::Aead {
+            let nonce = XNonce::try_from(&body[..NONCE_LEN]).ok()?;
+            let mut keystream = XChaCha20::new(&(*self.aead_key).into(), &nonce);
+            keystream.seek(64u64);
+            keystream.apply_keystream(&mut head);
         }
+        Some(head)
     }
 
     /// The principal as sealed: a keyed hash, so a sign-only token does not reveal the subject
@@ -189,9 +181,16 @@ fn token_id(tag: &[u8]) -> [u8; SHORT_HASH_LEN] {
 }
 
 pub(crate) fn min_body_len(mode: StateMode) -> usize {
+    let (prefix, tag_len) = framing(mode);
+    prefix + tag_len
+}
+
+/// What surrounds the claims in a body of `mode`: the nonce (or token id) before them and the
+/// tag's length after.
+fn framing(mode: StateMode) -> (usize, usize) {
     match mode {
-        StateMode::Aead => NONCE_LEN + AEAD_TAG_LEN,
-        StateMode::Hmac => TOKEN_ID_LEN + HMAC_TAG_LEN,
+        StateMode::Aead => (NONCE_LEN, AEAD_TAG_LEN),
+        StateMode::Hmac => (TOKEN_ID_LEN, HMAC_TAG_LEN),
     }
 }
 

@@ -7,11 +7,11 @@
 //!
 //! The version names the mode and the claims format (`x1`/`h1`: format 1, still opened). The
 //! header `x2.k2.` (version, key id and both dots) starts the AEAD's associated data, or the
-//! HMAC input, so it is authenticated with the body; the binding follows it there (`bound`). The body is base64url without
-//! padding, decoded canonically: a decoder that ignored non-zero trailing bits would let two
-//! different strings open to the same bytes, and the idempotency key is computed over the text.
-//! Together these make every byte of the token count: a flipped bit, a truncation or an appended
-//! suffix such as the conformance suite's `-TAMPERED` all fail.
+//! HMAC input, so it is authenticated with the body; the binding follows it there (`bound`).
+//! The body is base64url without padding, decoded canonically: a decoder that ignored non-zero
+//! trailing bits would let two different strings open to the same bytes, and the idempotency key
+//! is computed over the text. Together these make every byte of the token count: a flipped bit,
+//! a truncation or an appended suffix such as the conformance suite's `-TAMPERED` all fail.
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
