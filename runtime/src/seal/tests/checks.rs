@@ -87,11 +87,7 @@ fn aead_tokens_do_not_reveal_carried_values_or_asks() {
 fn hmac_tokens_hash_the_principal_instead_of_storing_it() {
     let clock = TestClock::new();
     let sealer = sealer(KeyRing::new(key("k1", 1)), StateMode::Hmac, &clock);
-    let binding = binding_for(
-        "deploy_service",
-        json!({"service": "checkout-api"}),
-        Some("alice@example.com"),
-    );
+    let binding = deploy_binding_by(Some("alice@example.com"));
     let token = sealer.seal(&deploy_continuation(), &binding).unwrap();
     let body = base64_decode(token.rsplit('.').next().unwrap());
     assert!(!body.windows(5).any(|w| w == b"alice"));
@@ -153,13 +149,12 @@ fn a_token_presented_by_another_principal_is_rejected() {
     for mode in both_modes() {
         let clock = TestClock::new();
         let sealer = sealer(KeyRing::new(key("k1", 1)), mode, &clock);
-        let args = json!({"service": "checkout-api"});
-        let alice = binding_for("deploy_service", args.clone(), Some("alice"));
+        let alice = deploy_binding_by(Some("alice"));
         let token = sealer.seal(&deploy_continuation(), &alice).unwrap();
         assert!(sealer.open(&token, &alice).is_ok());
-        let bob = binding_for("deploy_service", args.clone(), Some("bob"));
+        let bob = deploy_binding_by(Some("bob"));
         assert!(reason(sealer.open(&token, &bob)).contains("another principal"));
-        let anonymous = binding_for("deploy_service", args.clone(), None);
+        let anonymous = deploy_binding_by(None);
         assert!(reason(sealer.open(&token, &anonymous)).contains("without one"));
 
         let anonymous_token = sealer.seal(&deploy_continuation(), &anonymous).unwrap();
@@ -455,11 +450,7 @@ fn a_format_1_token_of_an_earlier_build_still_opens_and_is_still_bound() {
     for mode in both_modes() {
         let clock = TestClock::new();
         let sealer = sealer(KeyRing::new(key("k1", 1)), mode, &clock);
-        let alice = binding_for(
-            "deploy_service",
-            json!({"service": "checkout-api"}),
-            Some("alice"),
-        );
+        let alice = deploy_binding_by(Some("alice"));
         let old = format_1(&clock, mode)
             .seal(&deploy_continuation(), &alice)
             .unwrap();
@@ -476,11 +467,7 @@ fn a_format_1_token_of_an_earlier_build_still_opens_and_is_still_bound() {
             Some("alice"),
         );
         assert!(reason(sealer.open(&old, &other_tool)).starts_with("bound to another request"));
-        let bob = binding_for(
-            "deploy_service",
-            json!({"service": "checkout-api"}),
-            Some("bob"),
-        );
+        let bob = deploy_binding_by(Some("bob"));
         assert!(reason(sealer.open(&old, &bob)).starts_with("bound to another principal"));
         clock.advance(300);
         assert!(reason(sealer.open(&old, &alice)).starts_with("expired"));
@@ -497,11 +484,7 @@ fn format_2_authenticates_the_binding_instead_of_carrying_it() {
     ] {
         let clock = TestClock::new();
         let sealer = sealer(KeyRing::new(key("k1", 1)), mode, &clock);
-        let binding = binding_for(
-            "deploy_service",
-            json!({"service": "checkout-api"}),
-            principal,
-        );
+        let binding = deploy_binding_by(principal);
         let new = sealer.seal(&deploy_continuation(), &binding).unwrap();
         let old = format_1(&clock, mode)
             .seal(&deploy_continuation(), &binding)
@@ -521,11 +504,7 @@ fn every_format_2_refusal_is_named_in_both_modes() {
         let clock = TestClock::new();
         let ring = KeyRing::new(key("k1", 1));
         let ours = sealer(ring.clone(), mode, &clock);
-        let alice = binding_for(
-            "deploy_service",
-            json!({"service": "checkout-api"}),
-            Some("alice"),
-        );
+        let alice = deploy_binding_by(Some("alice"));
         let token = ours.seal(&deploy_continuation(), &alice).unwrap();
         let billing = StateConfig::new("billing-server", ring)
             .with_mode(mode)
@@ -540,13 +519,9 @@ fn every_format_2_refusal_is_named_in_both_modes() {
             Some("alice"),
         );
         assert!(reason(ours.open(&token, &arguments)).starts_with("bound to another request"));
-        let bob = binding_for(
-            "deploy_service",
-            json!({"service": "checkout-api"}),
-            Some("bob"),
-        );
+        let bob = deploy_binding_by(Some("bob"));
         assert!(reason(ours.open(&token, &bob)).starts_with("bound to another principal"));
-        let anonymous = binding_for("deploy_service", json!({"service": "checkout-api"}), None);
+        let anonymous = deploy_binding_by(None);
         assert!(reason(ours.open(&token, &anonymous)).starts_with("bound to a principal"));
         let other_secret = sealer(KeyRing::new(key("k1", 9)), mode, &clock);
         let forged = other_secret

@@ -68,7 +68,16 @@ pub fn binding_for(tool: &str, arguments: Value, principal: Option<&str>) -> Bin
 
 /// The deploy example of the porting guide, suspended at `awaiting_env`.
 pub fn deploy_binding() -> Binding {
-    binding_for("deploy_service", json!({"service": "checkout-api"}), None)
+    deploy_binding_by(None)
+}
+
+/// The same request, presented by `principal`.
+pub fn deploy_binding_by(principal: Option<&str>) -> Binding {
+    binding_for(
+        "deploy_service",
+        json!({"service": "checkout-api"}),
+        principal,
+    )
 }
 
 pub fn deploy_continuation() -> Continuation {
