@@ -194,15 +194,18 @@ pub(crate) fn decode(bytes: &[u8], format: StateFormat) -> Result<(Stamp, Contin
     Ok((stamp, continuation))
 }
 
-/// The stamp, as far as a format 2 token's claims say it before the step: enough to name why
-/// a tag failed. `None` when the bytes do not read as claims sealed in the last `max_age`
-/// seconds (then they were most likely decrypted under the wrong key, i.e. are noise).
-pub(crate) fn peek(bytes: &[u8], now: u64, max_age: u64) -> Option<Stamp> {
+/// The check of the binding a format 2 token's claims begin with: enough to name why a tag
+/// failed. `None` when the bytes do not read as claims sealed in the last `max_age` seconds
+/// (then they were most likely decrypted under the wrong key, i.e. are noise).
+pub(crate) fn peek(bytes: &[u8], now: u64, max_age: u64) -> Option<Check> {
     let (stamp, _, _) = read_fixed(&mut Reader { rest: bytes }, StateFormat::V2).ok()?;
     let plausible = stamp.issued_at <= now.saturating_add(PEEK_SKEW)
         && now.saturating_sub(stamp.issued_at) <= max_age
         && stamp.expires_at - stamp.issued_at <= max_age;
-    plausible.then_some(stamp)
+    match stamp.binding {
+        Sealed::Check(check) if plausible => Some(check),
+        _ => None,
+    }
 }
 
 /// How far ahead of this instance's clock another instance's may run.
@@ -437,7 +440,7 @@ mod tests {
         let now = stamp.issued_at + 10;
         assert_eq!(
             peek(&bytes[..40.min(bytes.len())], now, 600),
-            Some(stamp.clone())
+            Some(bound().check())
         );
         assert_eq!(peek(&bytes, now + 601, 600), None, "older than max_age");
         assert_eq!(

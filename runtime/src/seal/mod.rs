@@ -276,10 +276,7 @@ impl Inner {
             StateFormat::V2 => key
                 .peek(self.mode, body)
                 .and_then(|head| claims::peek(&head, self.clock.now(), PEEK_MAX_AGE))
-                .and_then(|stamp| match stamp.binding {
-                    Sealed::Check(check) => bound.differs_from_check(check),
-                    Sealed::Full(_) => None,
-                }),
+                .and_then(|check| bound.differs_from_check(check)),
             StateFormat::V1 => None,
         };
         rejected(match differs {
