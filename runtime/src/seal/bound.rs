@@ -97,46 +97,50 @@ impl Bound {
     /// when they agree (a format 2 token whose tag failed then is a forgery, or was sealed
     /// under another secret of the same key id).
     pub fn differs_from(&self, sealed: &Bound) -> Option<&'static str> {
-        if !bool::from(sealed.audience.ct_eq(&self.audience)) {
-            return Some(ANOTHER_AUDIENCE);
-        }
-        if !bool::from(sealed.bind.ct_eq(&self.bind)) {
-            return Some(ANOTHER_REQUEST);
-        }
-        principal_differs(
-            sealed.principal.as_ref().map(|sealed| {
+        refusal(Matches {
+            audience: bool::from(sealed.audience.ct_eq(&self.audience)),
+            bind: bool::from(sealed.bind.ct_eq(&self.bind)),
+            principal: sealed.principal.as_ref().map(|sealed| {
                 let presented = self.principal.unwrap_or_default();
                 bool::from(sealed.ct_eq(&presented))
             }),
-            self.principal.is_some(),
-        )
+            presented_principal: self.principal.is_some(),
+        })
     }
 
     /// [`Bound::differs_from`] from the check a format 2 token keeps.
     pub fn differs_from_check(&self, sealed: Check) -> Option<&'static str> {
         let presented = self.check();
-        if sealed.audience != presented.audience {
-            return Some(ANOTHER_AUDIENCE);
-        }
-        if sealed.bind != presented.bind {
-            return Some(ANOTHER_REQUEST);
-        }
-        principal_differs(
-            sealed
+        refusal(Matches {
+            audience: sealed.audience == presented.audience,
+            bind: sealed.bind == presented.bind,
+            principal: sealed
                 .principal
                 .map(|sealed| Some(sealed) == presented.principal),
-            presented.principal.is_some(),
-        )
+            presented_principal: presented.principal.is_some(),
+        })
     }
 }
 
-const ANOTHER_AUDIENCE: &str = "minted for another audience";
-const ANOTHER_REQUEST: &str = "bound to another request (method, target or arguments differ)";
+/// How a sealed binding compares with the presented one, part by part.
+struct Matches {
+    audience: bool,
+    bind: bool,
+    /// `None` when the token was sealed without a principal, else whether the presented one
+    /// matches it.
+    principal: Option<bool>,
+    presented_principal: bool,
+}
 
-/// `sealed_matches`: `None` when the token was sealed without a principal, else whether the
-/// presented one matches it.
-fn principal_differs(sealed_matches: Option<bool>, presented: bool) -> Option<&'static str> {
-    match (sealed_matches, presented) {
+/// The refusal that names the first part that differs, most telling first.
+fn refusal(matches: Matches) -> Option<&'static str> {
+    if !matches.audience {
+        return Some("minted for another audience");
+    }
+    if !matches.bind {
+        return Some("bound to another request (method, target or arguments differ)");
+    }
+    match (matches.principal, matches.presented_principal) {
         (None, false) | (Some(true), true) => None,
         (Some(_), true) => Some("bound to another principal"),
         (Some(_), false) => Some("bound to a principal, presented without one"),
