@@ -4,6 +4,7 @@
 //! section has the command and the last measured table.
 
 pub mod baseline;
+pub mod callgrind;
 pub mod flows;
 pub mod legacy;
 pub mod load;

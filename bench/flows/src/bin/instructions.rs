@@ -6,7 +6,7 @@
 //!
 //! ```text
 //! instructions [--flows 90] [--warmup 30] [--dumps DIR] [--cache-sim | --last-level BYTES]
-//!              [--flow TOOL]..
+//!              [--by-crate] [--flow TOOL]..
 //!              --server 'LABEL=COMMAND ARGS..' ..   (2026-07-28 flows)
 //!              --legacy 'LABEL=COMMAND ARGS..' ..   (legacy sessions)
 //! ```
@@ -20,6 +20,10 @@
 //! `--cache-sim` also simulates the caches (32 KB L1s, a 1 MB 16-way last level) and reports
 //! last-level misses per flow, split into code fetches and data: what an instruction count
 //! cannot see, and why the native time ratio can be larger than the instruction ratio.
+//!
+//! `--by-crate` follows the table with each era's costs per flow by crate (instructions, and
+//! code misses with a simulated cache), the crates where the servers differ most first: whether
+//! a difference is one server's own code or shared code (hyper, serde, tokio) fetched again.
 //! `--last-level BYTES` sets another last level (a power of two, at least 64 KiB): a server's
 //! misses across a few sizes show how large its working set per flow is, and a server whose
 //! set just outgrows the cache it shares with the load generator and its neighbours misses
@@ -27,6 +31,9 @@
 
 use std::process::Command;
 
+use std::collections::BTreeMap;
+
+use mrtr_flows::callgrind::{self, Cost};
 use mrtr_flows::flows::Mix;
 use mrtr_flows::load::{Era, drive_flows};
 use mrtr_flows::report::era_name;
@@ -39,6 +46,8 @@ struct Options {
     dumps: Option<String>,
     /// The simulated last level in bytes; `None`: no cache simulation.
     last_level: Option<u64>,
+    /// Whether to break each server's costs down by crate.
+    by_crate: bool,
     /// The flows each connection cycles through (`--flow`; all three by default).
     mix: Mix,
     servers: Vec<(ServerSpec, Era)>,
@@ -50,6 +59,7 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Options, String> {
         warmup: 30,
         dumps: None,
         last_level: None,
+        by_crate: false,
         mix: Mix::all(),
         servers: Vec::new(),
     };
@@ -63,6 +73,7 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Options, String> {
             "--dumps" => options.dumps = Some(value()?),
             "--cache-sim" => options.last_level = Some(DEFAULT_LAST_LEVEL),
             "--last-level" => options.last_level = Some(last_level(&value()?)?),
+            "--by-crate" => options.by_crate = true,
             "--flow" => tools.push(value()?),
             other => {
                 let era = Era::of_flag(other).ok_or(format!("unknown flag {other}"))?;
@@ -190,8 +201,14 @@ fn totals(dump: &str) -> Result<Totals, String> {
     })
 }
 
-/// The dump's totals per flow.
-async fn count(spec: &ServerSpec, era: Era, options: &Options) -> Result<Totals, String> {
+/// A server's counts per flow: the dump's totals, and its costs by crate if asked for.
+struct Counted {
+    totals: Totals,
+    by_crate: BTreeMap<String, Cost>,
+}
+
+/// The dump's counts per flow.
+async fn count(spec: &ServerSpec, era: Era, options: &Options) -> Result<Counted, String> {
     let dir = std::env::temp_dir().join(format!("mrtr-instructions-{}", std::process::id()));
     std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
     let out = dir.join("callgrind.out");
@@ -221,9 +238,90 @@ async fn count(spec: &ServerSpec, era: Era, options: &Options) -> Result<Totals,
         let kept = format!("{keep}/{}.callgrind", spec.label.replace([' ', '/'], "_"));
         std::fs::copy(&dump, &kept).map_err(|e| format!("{kept}: {e}"))?;
     }
-    let totals = totals(&dump);
+    let counted = counted(&dump, options);
     let _ = std::fs::remove_dir_all(&dir);
-    Ok(totals?.per_flow(options.flows))
+    counted
+}
+
+fn counted(dump: &str, options: &Options) -> Result<Counted, String> {
+    let flows = options.flows;
+    let by_crate = if options.by_crate {
+        let text = std::fs::read_to_string(dump).map_err(|e| format!("{dump}: {e}"))?;
+        let per_flow = |cost: Cost| Cost {
+            instructions: cost.instructions / flows,
+            code_misses: cost.code_misses / flows,
+        };
+        callgrind::by_crate(&text)?
+            .into_iter()
+            .map(|(name, cost)| (name, per_flow(cost)))
+            .collect()
+    } else {
+        BTreeMap::new()
+    };
+    Ok(Counted {
+        totals: totals(dump)?.per_flow(flows),
+        by_crate,
+    })
+}
+
+/// How many crates the breakdown shows per era.
+const CRATE_ROWS: usize = 16;
+
+/// One era's servers' costs by crate, the crates where they differ most from the era's first
+/// server first (or, with one server, its largest).
+fn crate_table(servers: &[(&str, &BTreeMap<String, Cost>)], simulated: bool) -> String {
+    let mut crates: Vec<&String> = servers.iter().flat_map(|(_, costs)| costs.keys()).collect();
+    crates.sort();
+    crates.dedup();
+    let weight = |cost: Cost| {
+        if simulated {
+            cost.code_misses
+        } else {
+            cost.instructions
+        }
+    };
+    let of = |costs: &BTreeMap<String, Cost>, name: &String| {
+        costs.get(name).copied().unwrap_or_default()
+    };
+    let first = servers[0].1;
+    let rank = |name: &&String| {
+        let reference = weight(of(first, name));
+        match servers {
+            [_] => reference,
+            _ => servers
+                .iter()
+                .map(|(_, costs)| weight(of(costs, name)).abs_diff(reference))
+                .max()
+                .unwrap_or(0),
+        }
+    };
+    crates.sort_by_key(|name| std::cmp::Reverse(rank(name)));
+    let columns = if simulated {
+        "instructions | code misses |"
+    } else {
+        "instructions |"
+    };
+    let mut table = format!(
+        "| crate |{}\n|---|",
+        servers
+            .iter()
+            .map(|(label, _)| format!(" {label}: {columns}"))
+            .collect::<String>()
+    );
+    table.push_str(&"---|".repeat(servers.len() * if simulated { 2 } else { 1 }));
+    table.push('\n');
+    for name in crates.into_iter().take(CRATE_ROWS) {
+        table.push_str(&format!("| {name} |"));
+        for (_, costs) in servers {
+            let cost = of(costs, name);
+            table.push_str(&format!(" {} |", cost.instructions));
+            if simulated {
+                table.push_str(&format!(" {} |", cost.code_misses));
+            }
+        }
+        table.push('\n');
+    }
+    table
 }
 
 #[tokio::main]
@@ -254,12 +352,15 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
     );
     let mut first: Vec<(Era, u64)> = Vec::new();
+    let mut breakdowns = Vec::new();
     for (spec, era) in &options.servers {
         eprintln!("instructions: {} under callgrind", spec.label);
+        let counted = count(spec, *era, &options).await?;
         let Totals {
             instructions: per_flow,
             last_level_misses: misses,
-        } = count(spec, *era, &options).await?;
+        } = counted.totals;
+        breakdowns.push((spec.label.as_str(), *era, counted.by_crate));
         let reference = match first.iter().find(|(e, _)| e == era) {
             Some((_, reference)) => *reference,
             None => {
@@ -277,6 +378,19 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             per_flow as f64 / 1e6,
             reference as f64 / per_flow as f64
         );
+    }
+    if options.by_crate {
+        for era in [Era::Modern, Era::Legacy] {
+            let servers: Vec<_> = breakdowns
+                .iter()
+                .filter(|(_, of_era, _)| *of_era == era)
+                .map(|(label, _, costs)| (*label, costs))
+                .collect();
+            if !servers.is_empty() {
+                println!("\nper flow by crate, {}:\n", era_name(era));
+                print!("{}", crate_table(&servers, options.last_level.is_some()));
+            }
+        }
     }
     Ok(())
 }
@@ -341,6 +455,36 @@ mod tests {
                 "{refused} was accepted"
             );
         }
+    }
+
+    #[test]
+    fn the_crate_table_puts_the_largest_differences_first() {
+        let costs = |list: &[(&str, u64, u64)]| -> BTreeMap<String, Cost> {
+            list.iter()
+                .map(|&(name, instructions, code_misses)| {
+                    let cost = Cost {
+                        instructions,
+                        code_misses,
+                    };
+                    (name.to_owned(), cost)
+                })
+                .collect()
+        };
+        let mrtr = costs(&[("hyper", 900, 70), ("mrtr", 500, 160), ("serde", 100, 10)]);
+        let rmcp = costs(&[("hyper", 800, 50), ("serde", 100, 10), ("rmcp", 50, 5)]);
+        let table = crate_table(&[("mrtr", &mrtr), ("rmcp", &rmcp)], true);
+        let rows: Vec<&str> = table.lines().skip(2).collect();
+        assert_eq!(
+            rows,
+            [
+                "| mrtr | 500 | 160 | 0 | 0 |",
+                "| hyper | 900 | 70 | 800 | 50 |",
+                "| rmcp | 0 | 0 | 50 | 5 |",
+                "| serde | 100 | 10 | 100 | 10 |",
+            ]
+        );
+        let alone = crate_table(&[("rmcp", &rmcp)], false);
+        assert_eq!(alone.lines().nth(2), Some("| hyper | 800 |"));
     }
 
     #[test]
