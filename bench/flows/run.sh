@@ -19,7 +19,8 @@
 #
 # Instructions per flow under callgrind, the figure a busy machine cannot move (needs valgrind):
 #   target/release/instructions --server 'LABEL=COMMAND ..' --legacy 'LABEL=COMMAND ..'
-#   (src/bin/instructions.rs; the smoke runs it over a few flows when valgrind is installed)
+#   (src/bin/instructions.rs; the smoke runs it over a few flows when valgrind is installed;
+#   `--cache-sim --by-crate` adds each server's instructions and code misses per flow by crate)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
