@@ -19,7 +19,9 @@
 //! `--paired` drives the servers of one era at the same time instead, each on its own
 //! `--connections`: they share the cores for the whole pass, so a neighbour's burst on a shared
 //! machine slows them alike, and the ratio between them is steadier than between turns a few
-//! seconds apart (each server's absolute flows/s is then its share of the machine).
+//! seconds apart (each server's absolute flows/s is then its share of the machine). They also
+//! share the caches: a server with the larger working set slows its neighbour too, so a paired
+//! ratio favours it against what each server does alone.
 
 use std::time::Duration;
 
