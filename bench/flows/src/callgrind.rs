@@ -20,26 +20,27 @@ pub struct Cost {
 /// segment of its demangled name, `<T as Trait>::f` counted to `T`'s crate); a function with no
 /// path, such as libc's, counts to its object file.
 pub fn by_crate(dump: &str) -> Result<BTreeMap<String, Cost>, String> {
-    let mut events: Option<Vec<&str>> = None;
+    // The columns of `Ir` and `ILmr` among a cost line's values (after its position).
+    let mut columns: Option<(Option<usize>, Option<usize>)> = None;
     // Names are compressed: `fn=(7) name` the first time, `fn=(7)` after.
     let mut functions: BTreeMap<&str, &str> = BTreeMap::new();
     let mut objects: BTreeMap<&str, &str> = BTreeMap::new();
     let mut object = "";
-    let mut owner = String::new();
+    let mut owner = "";
     let mut after_call = false;
-    let mut costs: BTreeMap<String, Cost> = BTreeMap::new();
+    let mut costs: BTreeMap<&str, Cost> = BTreeMap::new();
     for line in dump.lines() {
         if let Some(list) = line.strip_prefix("events:") {
-            events = Some(list.split_whitespace().collect());
+            let events: Vec<&str> = list.split_whitespace().collect();
+            let at = |name: &str| events.iter().position(|event| *event == name);
+            columns = Some((at("Ir"), at("ILmr")));
         } else if let Some(rest) = line.strip_prefix("ob=") {
             object = named(rest, &mut objects);
         } else if let Some(rest) = line.strip_prefix("cob=") {
             named(rest, &mut objects);
         } else if let Some(rest) = line.strip_prefix("fn=") {
             let name = named(rest, &mut functions);
-            owner = crate_of(name)
-                .unwrap_or_else(|| file_name(object))
-                .to_owned();
+            owner = crate_of(name).unwrap_or_else(|| file_name(object));
         } else if let Some(rest) = line.strip_prefix("cfn=") {
             named(rest, &mut functions);
         } else if line.starts_with("calls=") {
@@ -49,24 +50,25 @@ pub fn by_crate(dump: &str) -> Result<BTreeMap<String, Cost>, String> {
             if std::mem::take(&mut after_call) {
                 continue;
             }
-            let events = events
-                .as_ref()
-                .ok_or("a cost line before the events line")?;
-            let at = |name: &str| events.iter().position(|event| *event == name);
+            let (instructions, code_misses) =
+                columns.ok_or("a cost line before the events line")?;
             // The first field is the position (a line number, possibly relative).
             let values: Vec<&str> = line.split_whitespace().skip(1).collect();
-            let value = |index: Option<usize>| -> Result<u64, String> {
-                match index.and_then(|i| values.get(i)) {
+            let value = |column: Option<usize>| -> Result<u64, String> {
+                match column.and_then(|i| values.get(i)) {
                     Some(text) => text.parse().map_err(|e| format!("`{line}`: {e}")),
                     None => Ok(0),
                 }
             };
-            let cost = costs.entry(owner.clone()).or_default();
-            cost.instructions += value(at("Ir"))?;
-            cost.code_misses += value(at("ILmr"))?;
+            let cost = costs.entry(owner).or_default();
+            cost.instructions += value(instructions)?;
+            cost.code_misses += value(code_misses)?;
         }
     }
-    Ok(costs)
+    Ok(costs
+        .into_iter()
+        .map(|(owner, cost)| (owner.to_owned(), cost))
+        .collect())
 }
 
 /// `(7) name` defines id 7 as `name`; `(7)` refers to it.

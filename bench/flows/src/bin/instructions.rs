@@ -20,18 +20,17 @@
 //! `--cache-sim` also simulates the caches (32 KB L1s, a 1 MB 16-way last level) and reports
 //! last-level misses per flow, split into code fetches and data: what an instruction count
 //! cannot see, and why the native time ratio can be larger than the instruction ratio.
-//!
-//! `--by-crate` follows the table with each era's costs per flow by crate (instructions, and
-//! code misses with a simulated cache), the crates where the servers differ most first: whether
-//! a difference is one server's own code or shared code (hyper, serde, tokio) fetched again.
 //! `--last-level BYTES` sets another last level (a power of two, at least 64 KiB): a server's
 //! misses across a few sizes show how large its working set per flow is, and a server whose
 //! set just outgrows the cache it shares with the load generator and its neighbours misses
 //! several times as often as one that just fits.
-
-use std::process::Command;
+//!
+//! `--by-crate` follows the table with each era's costs per flow by crate (instructions, and
+//! code misses with a simulated cache), the crates where the servers differ most first: whether
+//! a difference is one server's own code or shared code (hyper, serde, tokio) fetched again.
 
 use std::collections::BTreeMap;
+use std::process::Command;
 
 use mrtr_flows::callgrind::{self, Cost};
 use mrtr_flows::flows::Mix;
@@ -163,9 +162,9 @@ impl Totals {
     }
 }
 
-/// Reads the `events:` header and the `totals:` (or `summary:`) line of a callgrind dump.
-fn totals(dump: &str) -> Result<Totals, String> {
-    let text = std::fs::read_to_string(dump).map_err(|e| format!("{dump}: {e}"))?;
+/// Reads the `events:` header and the `totals:` (or `summary:`) line of a callgrind dump
+/// (`text`, read from the file `dump`).
+fn totals(dump: &str, text: &str) -> Result<Totals, String> {
     let events: Vec<&str> = text
         .lines()
         .find_map(|line| line.strip_prefix("events:"))
@@ -245,8 +244,9 @@ async fn count(spec: &ServerSpec, era: Era, options: &Options) -> Result<Counted
 
 fn counted(dump: &str, options: &Options) -> Result<Counted, String> {
     let flows = options.flows;
+    // A dump with a simulated cache runs to tens of megabytes: read once for both.
+    let text = std::fs::read_to_string(dump).map_err(|e| format!("{dump}: {e}"))?;
     let by_crate = if options.by_crate {
-        let text = std::fs::read_to_string(dump).map_err(|e| format!("{dump}: {e}"))?;
         let per_flow = |cost: Cost| Cost {
             instructions: cost.instructions / flows,
             code_misses: cost.code_misses / flows,
@@ -259,7 +259,7 @@ fn counted(dump: &str, options: &Options) -> Result<Counted, String> {
         BTreeMap::new()
     };
     Ok(Counted {
-        totals: totals(dump)?.per_flow(flows),
+        totals: totals(dump, &text)?.per_flow(flows),
         by_crate,
     })
 }
@@ -400,12 +400,7 @@ mod tests {
     use super::*;
 
     fn dump(text: &str) -> Result<Totals, String> {
-        let path =
-            std::env::temp_dir().join(format!("mrtr-totals-{}-{}", std::process::id(), text.len()));
-        std::fs::write(&path, text).unwrap();
-        let read = totals(path.to_str().unwrap());
-        std::fs::remove_file(&path).unwrap();
-        read
+        totals("test dump", text)
     }
 
     #[test]
