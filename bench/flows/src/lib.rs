@@ -11,4 +11,5 @@ pub mod load;
 pub mod modern;
 pub mod report;
 pub mod server;
+pub mod stacks;
 pub mod wire;
