@@ -21,6 +21,9 @@
 #   target/release/instructions --server 'LABEL=COMMAND ..' --legacy 'LABEL=COMMAND ..'
 #   (src/bin/instructions.rs; the smoke runs it over a few flows when valgrind is installed;
 #   `--cache-sim --by-crate` adds each server's instructions and code misses per flow by crate)
+# Server CPU per flow by piece of the round (open, resume, suspend, seal), natively (needs perf):
+#   target/release/pieces --passes 3 --server 'LABEL=COMMAND ..' ..   (src/bin/pieces.rs; the
+#   smoke runs it for a second when perf is installed and may attach)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -54,6 +57,11 @@ if ((SMOKE)) && command -v valgrind >/dev/null; then
     "$TARGET/instructions" --flows 3 --warmup 3 \
         --server "mrtr example=$TARGET/examples/deploy_service --http {addr}" \
         --legacy "mrtr example=$TARGET/examples/deploy_service --http {addr}"
+fi
+if ((SMOKE)) && command -v perf >/dev/null && perf record -q -o /dev/null -- true 2>/dev/null; then
+    # The piece splitter, once for a second: perf attaches, samples split, a table comes out.
+    "$TARGET/pieces" --passes 1 --seconds 1 --warmup 0.3 --connections 2 \
+        --server "mrtr example=$TARGET/examples/deploy_service --http {addr}"
 fi
 "$TARGET/flows" "${RUN[@]}" \
     --server "mrtr example=$TARGET/examples/deploy_service --http {addr}" \

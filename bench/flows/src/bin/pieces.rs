@@ -271,9 +271,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
     }
     println!(
-        "server CPU per flow by piece of the round (perf at {} Hz; {} passes of {} s after {} s of warm-up per server, {} connections, each server alone): {}\n",
+        "server CPU per flow by piece of the round (perf at {} Hz; {} pass{} of {} s after {} s of warm-up per server, {} connections, each server alone): {}\n",
         options.frequency,
         options.passes,
+        if options.passes == 1 { "" } else { "es" },
         options.seconds,
         options.warmup,
         options.connections,
