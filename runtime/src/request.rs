@@ -34,6 +34,11 @@ pub struct InputRequest {
     /// id in a sealed continuation (`params` then holds `mode` and `message` only).
     #[serde(skip)]
     pub(crate) form: Option<&'static KnownForm>,
+    /// The params [`sample`] was given, in rmcp's model: the round that asks answers with them
+    /// instead of decoding `params` back, a decode that buffers every message through serde's
+    /// untagged content (about 3 µs an ask). Never sealed: a resumed round decodes `params`.
+    #[serde(skip)]
+    pub(crate) sampling: Option<Box<rmcp::model::CreateMessageRequestParams>>,
 }
 
 impl PartialEq for InputRequest {
@@ -70,6 +75,7 @@ impl InputRequest {
             method,
             params,
             form: None,
+            sampling: None,
         }
     }
 
@@ -84,7 +90,9 @@ impl InputRequest {
     /// untagged `InputRequest` instead buffers the JSON and tries each variant in turn, which
     /// cost about 4% of a server's CPU per round in the flow benchmark.
     pub(crate) fn to_rmcp(&self) -> Result<rmcp::model::InputRequest, serde_json::Error> {
-        use rmcp::model::{CreateMessageRequest, ElicitRequest, InputRequest as Wire};
+        use rmcp::model::{
+            CreateMessageRequest, CreateMessageRequestParams, ElicitRequest, InputRequest as Wire,
+        };
         let params = self.params.as_ref().unwrap_or(&Value::Null);
         Ok(match self.method {
             InputMethod::Elicitation => {
@@ -95,7 +103,10 @@ impl InputRequest {
                 Wire::Elicitation(ElicitRequest::new(params))
             }
             InputMethod::Sampling => {
-                Wire::CreateMessage(CreateMessageRequest::new(Deserialize::deserialize(params)?))
+                Wire::CreateMessage(CreateMessageRequest::new(match &self.sampling {
+                    Some(typed) => CreateMessageRequestParams::clone(typed),
+                    None => Deserialize::deserialize(params)?,
+                }))
             }
             InputMethod::Roots => serde_json::from_value(serde_json::to_value(self)?)?,
         })
@@ -142,6 +153,7 @@ impl InputRequest {
             method: InputMethod::Elicitation,
             params: Some(Value::Object(params)),
             form: Some(form),
+            sampling: None,
         }
     }
 }
@@ -219,16 +231,18 @@ pub fn elicit_url(message: impl Into<String>, url: impl Into<String>) -> Ask<()>
 pub fn sample(
     params: rmcp::model::CreateMessageRequestParams,
 ) -> Ask<rmcp::model::CreateMessageResult> {
-    let params = match serde_json::to_value(params) {
-        Ok(Value::Object(mut object)) => {
-            object.remove("_meta");
-            Value::Object(object)
-        }
-        // rmcp's params always serialize to an object; keep whatever came out rather than panic.
-        Ok(other) => other,
-        Err(_) => Value::Object(Map::new()),
+    let mut typed = params;
+    typed.meta = None;
+    let (params, typed) = match serde_json::to_value(&typed) {
+        Ok(params @ Value::Object(_)) => (params, Some(Box::new(typed))),
+        // rmcp's params always serialize to an object; keep whatever came out rather than panic,
+        // and answer with what it decodes to, as a resumed round would.
+        Ok(other) => (other, None),
+        Err(_) => (Value::Object(Map::new()), None),
     };
-    Ask::from_request(InputRequest::new(InputMethod::Sampling, Some(params)))
+    let mut request = InputRequest::new(InputMethod::Sampling, Some(params));
+    request.sampling = typed;
+    Ask::from_request(request)
 }
 
 /// `roots/list`. Prefer tool arguments or configuration for filesystem boundaries (the porting
@@ -299,6 +313,37 @@ mod rmcp_model_tests {
             let direct = serde_json::to_value(request.to_rmcp().unwrap()).unwrap();
             assert_eq!(direct, through_untagged(&request), "{request:?}");
         }
+    }
+
+    #[test]
+    fn a_sampling_ask_answers_with_its_own_params_as_a_resumed_round_decodes_them() {
+        use rmcp::model::{ContextInclusion, SamplingMessage};
+        let mut params = rmcp::model::CreateMessageRequestParams::new(
+            vec![
+                SamplingMessage::user_text("digest ✓ \"quoted\"\n"),
+                SamplingMessage::assistant_text("earlier answer"),
+            ],
+            400,
+        )
+        .with_system_prompt("Summarise.")
+        .with_temperature(0.3)
+        .with_stop_sequences(vec!["END".into()])
+        .with_include_context(ContextInclusion::ThisServer);
+        params.metadata = Some(json!({ "trace": [1, 2.5, null] }));
+        params.meta = Some(serde_json::from_value(json!({ "progressToken": 7 })).unwrap());
+        let asked = sample(params).into_request();
+        assert!(asked.sampling.is_some(), "the ask keeps its typed params");
+        // What a resumed round has: the params as sealed, without the typed copy.
+        let resumed = InputRequest::new(InputMethod::Sampling, asked.params.clone());
+        let wire =
+            |request: &InputRequest| serde_json::to_value(request.to_rmcp().unwrap()).unwrap();
+        assert_eq!(wire(&asked), wire(&resumed));
+        assert_eq!(wire(&asked), through_untagged(&resumed));
+        assert!(
+            wire(&asked)["params"].get("_meta").is_none(),
+            "{}",
+            wire(&asked)
+        );
     }
 
     #[test]
