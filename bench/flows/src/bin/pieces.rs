@@ -3,7 +3,7 @@
 //!
 //! ```text
 //! pieces [--connections 32] [--seconds 4] [--passes 2] [--warmup 1] [--frequency 999]
-//!        [--flow TOOL].. --server 'LABEL=COMMAND ARGS..' ..   (2026-07-28 flows)
+//!        [--inline] [--flow TOOL].. --server 'LABEL=COMMAND ARGS..' ..   (2026-07-28 flows)
 //! ```
 //!
 //! Each server is driven alone, in turn (order reversed every other pass, as `flows` does):
@@ -17,6 +17,11 @@
 //! costing more CPU per flow than rmcp by hand, this shows which piece of the round the
 //! difference is in. The attribution is statistical: at 999 Hz for 4 s a server gives about
 //! 4,000 samples, so a row of 1 µs moves by a few tenths between runs.
+//!
+//! A function the compiler inlined counts to the function it was inlined into: the pieces are
+//! functions that stay out of line. `--inline` also resolves the frames of inlined functions
+//! (`perf script` runs addr2line, about a minute a pass), for a look inside a piece; the rows
+//! come out the same within their spread.
 //!
 //! Needs `perf` (Debian `linux-perf`) and permission to attach to the server (root, or
 //! `kernel.perf_event_paranoid` at most 1); native servers only, like `instructions`.
@@ -35,6 +40,7 @@ struct Options {
     passes: u32,
     warmup: f64,
     frequency: u32,
+    inline: bool,
     mix: Mix,
     servers: Vec<ServerSpec>,
 }
@@ -46,6 +52,7 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Options, String> {
         passes: 2,
         warmup: 1.0,
         frequency: 999,
+        inline: false,
         mix: Mix::all(),
         servers: Vec::new(),
     };
@@ -63,6 +70,7 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Options, String> {
             "--frequency" => {
                 options.frequency = value()?.parse().map_err(|e| format!("{flag}: {e}"))?
             }
+            "--inline" => options.inline = true,
             "--flow" => tools.push(value()?),
             "--server" => options.servers.push(ServerSpec::parse(&value()?)?),
             other => return Err(format!("unknown flag {other}")),
@@ -183,9 +191,12 @@ async fn pass(server: &Server, options: &Options) -> Result<Measured, String> {
             ));
         }
     }
-    let script = Command::new("perf")
-        // Inlined frames cost a minute of addr2line per pass; the pieces are real functions.
-        .args(["script", "-F", "ip,sym", "--no-inline", "-i", &data])
+    let mut script = Command::new("perf");
+    script.args(["script", "-F", "ip,sym", "-i", &data]);
+    if !options.inline {
+        script.arg("--no-inline");
+    }
+    let script = script
         .stderr(Stdio::null())
         .output()
         .map_err(|e| format!("perf script: {e}"))?;
@@ -376,9 +387,16 @@ mod tests {
         )
         .unwrap();
         assert_eq!(
-            (options.seconds, options.frequency, options.passes),
-            (2.5, 499, 2)
+            (
+                options.seconds,
+                options.frequency,
+                options.passes,
+                options.inline
+            ),
+            (2.5, 499, 2, false)
         );
+        let resolved = parse(args(&["--inline", "--server", "a=true"]).into_iter()).unwrap();
+        assert!(resolved.inline);
         assert!(parse(args(&["--passes", "0", "--server", "a=true"]).into_iter()).is_err());
         assert_eq!(options.servers.len(), 1);
     }
