@@ -46,6 +46,16 @@ enum Budget {
     Flows(u64),
 }
 
+/// The order in which the servers are driven in pass `pass`: reversed every other pass, so slow
+/// drift on a shared machine lands on all of them alike.
+pub fn pass_order(servers: usize, pass: usize) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..servers).collect();
+    if pass % 2 == 1 {
+        order.reverse();
+    }
+    order
+}
+
 /// Drives `url` for `duration` with `connections` workers, each cycling through `mix`.
 pub async fn drive(
     url: &str,
@@ -152,4 +162,17 @@ fn failed(mut segment: Segment, error: String) -> Segment {
         segment.first_errors.push(error);
     }
     segment
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_other_pass_drives_the_servers_in_reverse() {
+        assert_eq!(pass_order(3, 0), [0, 1, 2]);
+        assert_eq!(pass_order(3, 1), [2, 1, 0]);
+        assert_eq!(pass_order(3, 2), [0, 1, 2]);
+        assert!(pass_order(0, 1).is_empty());
+    }
 }

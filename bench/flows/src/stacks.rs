@@ -79,6 +79,22 @@ pub struct Split {
 }
 
 impl Split {
+    /// No samples yet, among `pieces` pieces.
+    pub fn empty(pieces: usize) -> Self {
+        Split {
+            pieces: vec![0; pieces],
+            rest: 0,
+        }
+    }
+
+    /// Adds `other`'s samples (of the same pieces) to these.
+    pub fn add(&mut self, other: &Split) {
+        for (sum, samples) in self.pieces.iter_mut().zip(&other.pieces) {
+            *sum += samples;
+        }
+        self.rest += other.rest;
+    }
+
     pub fn total(&self) -> u64 {
         self.pieces.iter().sum::<u64>() + self.rest
     }
@@ -87,10 +103,7 @@ impl Split {
 /// Splits the samples of `script` (`perf script -F ip,sym`: one frame a line, `ip symbol`,
 /// leaf first; a blank line between samples) among `pieces`.
 pub fn split(script: &str, pieces: &[Piece]) -> Split {
-    let mut split = Split {
-        pieces: vec![0; pieces.len()],
-        rest: 0,
-    };
+    let mut split = Split::empty(pieces.len());
     let mut owner: Option<Option<usize>> = None;
     let mut close = |owner: &mut Option<Option<usize>>| match owner.take() {
         Some(Some(piece)) => split.pieces[piece] += 1,

@@ -26,7 +26,7 @@
 use std::time::Duration;
 
 use mrtr_flows::flows::Mix;
-use mrtr_flows::load::{Era, drive};
+use mrtr_flows::load::{Era, drive, pass_order};
 use mrtr_flows::report::{Measured, chart, table};
 use mrtr_flows::server::{Server, ServerSpec};
 
@@ -104,10 +104,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .map(|(server, era)| Measured::new(&server.label, *era))
         .collect();
     for pass in 0..options.passes {
-        let mut order: Vec<usize> = (0..servers.len()).collect();
-        if pass % 2 == 1 {
-            order.reverse();
-        }
+        let order = pass_order(servers.len(), pass);
         let turns: Vec<Vec<usize>> = if options.paired {
             [Era::Modern, Era::Legacy]
                 .into_iter()

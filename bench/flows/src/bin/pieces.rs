@@ -30,14 +30,14 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use mrtr_flows::flows::Mix;
-use mrtr_flows::load::{Era, drive};
+use mrtr_flows::load::{Era, drive, pass_order};
 use mrtr_flows::server::{Server, ServerSpec};
 use mrtr_flows::stacks::{self, ROUND_PIECES, Split};
 
 struct Options {
     connections: usize,
     seconds: f64,
-    passes: u32,
+    passes: usize,
     warmup: f64,
     frequency: u32,
     inline: bool,
@@ -104,20 +104,14 @@ impl Measured {
             label: label.to_owned(),
             flows: 0,
             cpu: Duration::ZERO,
-            split: Split {
-                pieces: vec![0; ROUND_PIECES.len()],
-                rest: 0,
-            },
+            split: Split::empty(ROUND_PIECES.len()),
         }
     }
 
     fn add(&mut self, pass: Measured) {
         self.flows += pass.flows;
         self.cpu += pass.cpu;
-        for (sum, samples) in self.split.pieces.iter_mut().zip(pass.split.pieces) {
-            *sum += samples;
-        }
-        self.split.rest += pass.split.rest;
+        self.split.add(&pass.split);
     }
 
     fn cpu_per_flow_us(&self) -> f64 {
@@ -135,14 +129,17 @@ impl Measured {
 
 /// One pass on `server`: warm-up, then load under `perf record`.
 async fn pass(server: &Server, options: &Options) -> Result<Measured, String> {
-    let warm = drive(
-        &server.url,
-        Era::Modern,
-        options.connections,
-        Duration::from_secs_f64(options.warmup),
-        &options.mix,
-    )
-    .await;
+    let load_for = |seconds: f64| {
+        let duration = Duration::from_secs_f64(seconds);
+        drive(
+            &server.url,
+            Era::Modern,
+            options.connections,
+            duration,
+            &options.mix,
+        )
+    };
+    let warm = load_for(options.warmup).await;
     let data = std::env::temp_dir().join(format!("mrtr-pieces-{}.data", std::process::id()));
     let data = data
         .to_str()
@@ -160,20 +157,15 @@ async fn pass(server: &Server, options: &Options) -> Result<Measured, String> {
     // in the samples but counted in the CPU.
     tokio::time::sleep(Duration::from_millis(500)).await;
     let cpu_before = server.cpu()?;
-    let load = drive(
-        &server.url,
-        Era::Modern,
-        options.connections,
-        Duration::from_secs_f64(options.seconds),
-        &options.mix,
-    )
-    .await;
+    let load = load_for(options.seconds).await;
     let cpu = server.cpu()?.saturating_sub(cpu_before);
     // SIGINT makes perf write out its data and exit.
     let stopped = Command::new("kill")
         .args(["-INT", &record.id().to_string()])
         .status();
     let recorded = record.wait();
+    let script = stacks_of(&data, options.inline);
+    let _ = std::fs::remove_file(&data);
     let errors = warm.errors + load.errors;
     if errors > 0 || load.flows == 0 {
         return Err(format!(
@@ -191,20 +183,7 @@ async fn pass(server: &Server, options: &Options) -> Result<Measured, String> {
             ));
         }
     }
-    let mut script = Command::new("perf");
-    script.args(["script", "-F", "ip,sym", "-i", &data]);
-    if !options.inline {
-        script.arg("--no-inline");
-    }
-    let script = script
-        .stderr(Stdio::null())
-        .output()
-        .map_err(|e| format!("perf script: {e}"))?;
-    let _ = std::fs::remove_file(&data);
-    if !script.status.success() {
-        return Err(format!("perf script: {}", script.status));
-    }
-    let split = stacks::split(&String::from_utf8_lossy(&script.stdout), ROUND_PIECES);
+    let split = stacks::split(&script?, ROUND_PIECES);
     if split.total() == 0 {
         return Err(format!("{}: perf recorded no samples", server.label));
     }
@@ -214,6 +193,23 @@ async fn pass(server: &Server, options: &Options) -> Result<Measured, String> {
         cpu,
         split,
     })
+}
+
+/// The stacks `perf script` prints from the recording `data` (inlined frames only if `inline`).
+fn stacks_of(data: &str, inline: bool) -> Result<String, String> {
+    let mut script = Command::new("perf");
+    script.args(["script", "-F", "ip,sym", "-i", data]);
+    if !inline {
+        script.arg("--no-inline");
+    }
+    let script = script
+        .stderr(Stdio::null())
+        .output()
+        .map_err(|e| format!("perf script: {e}"))?;
+    if !script.status.success() {
+        return Err(format!("perf script: {}", script.status));
+    }
+    Ok(String::from_utf8_lossy(&script.stdout).into_owned())
 }
 
 /// The table: a row per piece, the rest, the pieces together and the whole CPU per flow; a
@@ -263,11 +259,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .collect::<Result<Vec<_>, _>>()?;
     let mut measured: Vec<Measured> = servers.iter().map(|s| Measured::new(&s.label)).collect();
     for number in 0..options.passes {
-        let mut order: Vec<usize> = (0..servers.len()).collect();
-        if number % 2 == 1 {
-            order.reverse();
-        }
-        for index in order {
+        for index in pass_order(servers.len(), number) {
             let server = &servers[index];
             let one = pass(server, &options).await?;
             eprintln!(
@@ -300,11 +292,9 @@ mod tests {
     use super::*;
 
     fn measured(label: &str, cpu_per_flow_us: f64, pieces: &[u64], rest: u64) -> Measured {
-        let mut split = Split {
-            pieces: vec![0; ROUND_PIECES.len()],
-            rest,
-        };
+        let mut split = Split::empty(ROUND_PIECES.len());
         split.pieces[..pieces.len()].copy_from_slice(pieces);
+        split.rest = rest;
         Measured {
             label: label.to_owned(),
             flows: 100,
