@@ -28,12 +28,19 @@ pub enum InputMethod {
 #[derive(Clone, Debug, Deserialize)]
 pub struct InputRequest {
     pub method: InputMethod,
+    /// The params as sent; `None` for a known form, whose three params are kept apart
+    /// (`form`, `message`) and read through [`InputRequest::param`].
     #[serde(default)]
     pub params: Option<Value>,
     /// A form of a `#[derive(Elicit)]` type: its schema, shared by every ask of it and named by
-    /// id in a sealed continuation (`params` then holds `mode` and `message` only).
+    /// id in a sealed continuation.
     #[serde(skip)]
     pub(crate) form: Option<&'static KnownForm>,
+    /// A known form's message, as the JSON string [`InputRequest::param`] lends. Kept apart
+    /// from a params object: each ask of a form, and each continuation opened with one, would
+    /// otherwise build a map (a B-tree node of about 600 bytes) only to read its two entries.
+    #[serde(skip)]
+    pub(crate) message: Option<Value>,
     /// The params [`sample`] was given, in rmcp's model: the round that asks answers with them
     /// instead of decoding `params` back, a decode that buffers every message through serde's
     /// untagged content (about 3 µs an ask). Never sealed: a resumed round decodes `params`.
@@ -45,6 +52,7 @@ impl PartialEq for InputRequest {
     fn eq(&self, other: &Self) -> bool {
         self.method == other.method
             && self.form.map(KnownForm::id) == other.form.map(KnownForm::id)
+            && self.message == other.message
             && self.params == other.params
     }
 }
@@ -56,17 +64,40 @@ impl Serialize for InputRequest {
         let mut map = serializer.serialize_map(None)?;
         map.serialize_entry("method", &self.method)?;
         match (&self.params, self.form) {
-            (Some(Value::Object(params)), Some(form)) => {
-                let mut params = params.clone();
-                params.insert("requestedSchema".into(), form.schema().clone());
-                map.serialize_entry("params", &params)?;
-            }
-            (Some(params), _) => map.serialize_entry("params", params)?,
-            (None, _) => {}
+            (_, Some(form)) => map.serialize_entry(
+                "params",
+                &FormParams {
+                    message: self.message.as_ref().unwrap_or(&Value::Null),
+                    schema: form.schema(),
+                },
+            )?,
+            (Some(params), None) => map.serialize_entry("params", params)?,
+            (None, None) => {}
         }
         map.end()
     }
 }
+
+/// A known form's params on the wire, in the order a JSON object of them serializes.
+struct FormParams<'a> {
+    message: &'a Value,
+    schema: &'a Value,
+}
+
+impl Serialize for FormParams<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(Some(3))?;
+        map.serialize_entry("message", self.message)?;
+        map.serialize_entry("mode", "form")?;
+        map.serialize_entry("requestedSchema", self.schema)?;
+        map.end()
+    }
+}
+
+/// `params.mode` of every known form, lent by [`InputRequest::param`].
+static FORM_MODE: std::sync::LazyLock<Value> =
+    std::sync::LazyLock::new(|| Value::String("form".into()));
 
 impl InputRequest {
     /// A request with these params, as sent (no shared form schema).
@@ -75,6 +106,7 @@ impl InputRequest {
             method,
             params,
             form: None,
+            message: None,
             sampling: None,
         }
     }
@@ -85,30 +117,35 @@ impl InputRequest {
             && self.param("mode").and_then(Value::as_str) == Some("url")
     }
 
-    /// rmcp's model of this entry, for its `InputRequiredResult`. Elicitation and sampling
-    /// decode their params straight into the variant the method names: going through rmcp's
-    /// untagged `InputRequest` instead buffers the JSON and tries each variant in turn, which
-    /// cost about 4% of a server's CPU per round in the flow benchmark.
-    pub(crate) fn to_rmcp(&self) -> Result<rmcp::model::InputRequest, serde_json::Error> {
-        use rmcp::model::{
-            CreateMessageRequest, CreateMessageRequestParams, ElicitRequest, InputRequest as Wire,
-        };
-        let params = self.params.as_ref().unwrap_or(&Value::Null);
+    /// rmcp's model of this entry, for its `InputRequiredResult`, taken by value: a sampling
+    /// ask's typed params move into it, and other params decode from the owned JSON without
+    /// copying its strings. Elicitation and sampling decode their params straight into the
+    /// variant the method names: going through rmcp's untagged `InputRequest` instead buffers
+    /// the JSON and tries each variant in turn, which cost about 4% of a server's CPU per round
+    /// in the flow benchmark.
+    pub(crate) fn into_rmcp(mut self) -> Result<rmcp::model::InputRequest, serde_json::Error> {
+        use rmcp::model::{CreateMessageRequest, ElicitRequest, InputRequest as Wire};
         Ok(match self.method {
             InputMethod::Elicitation => {
-                let params = match self.form_params() {
-                    Some(form) => form?,
-                    None => Deserialize::deserialize(params)?,
+                let params = if let (Some(form), Some(Value::String(message))) =
+                    (self.form, &mut self.message)
+                {
+                    known_form_params(form, std::mem::take(message))?
+                } else {
+                    match self.form_params() {
+                        Some(form) => form?,
+                        None => serde_json::from_value(self.params.unwrap_or(Value::Null))?,
+                    }
                 };
                 Wire::Elicitation(ElicitRequest::new(params))
             }
             InputMethod::Sampling => {
-                Wire::CreateMessage(CreateMessageRequest::new(match &self.sampling {
-                    Some(typed) => CreateMessageRequestParams::clone(typed),
-                    None => Deserialize::deserialize(params)?,
+                Wire::CreateMessage(CreateMessageRequest::new(match self.sampling {
+                    Some(typed) => *typed,
+                    None => serde_json::from_value(self.params.unwrap_or(Value::Null))?,
                 }))
             }
-            InputMethod::Roots => serde_json::from_value(serde_json::to_value(self)?)?,
+            InputMethod::Roots => serde_json::from_value(serde_json::to_value(&self)?)?,
         })
     }
 
@@ -122,40 +159,50 @@ impl InputRequest {
         }
         if let Some(form) = self.form {
             let message = self.param("message")?.as_str()?;
-            return Some(form.model().map(|requested_schema| {
-                rmcp::model::ElicitRequestParams::FormElicitationParams {
-                    meta: None,
-                    message: message.to_owned(),
-                    requested_schema,
-                }
-            }));
+            return Some(known_form_params(form, message.to_owned()));
         }
         form::params(self.params.as_ref()?)
     }
 
     /// One top-level field of `params`, if `params` is an object that has it (a known form's
-    /// `requestedSchema` included).
+    /// `mode`, `message` and `requestedSchema` included).
     pub(crate) fn param(&self, name: &str) -> Option<&Value> {
-        if let Some(form) = self.form
-            && name == "requestedSchema"
-        {
-            return Some(form.schema());
+        if let Some(form) = self.form {
+            return match name {
+                "mode" => Some(&FORM_MODE),
+                "message" => self.message.as_ref(),
+                "requestedSchema" => Some(form.schema()),
+                _ => None,
+            };
         }
         self.params.as_ref()?.as_object()?.get(name)
     }
 
-    /// A known form: `{method: elicitation, params: {mode, message}}` and its shared schema.
+    /// A known form: `{method: elicitation, params: {mode, message, requestedSchema}}`, its
+    /// schema shared.
     pub(crate) fn known_form(message: String, form: &'static KnownForm) -> Self {
-        let mut params = Map::new();
-        params.insert("mode".into(), Value::String("form".into()));
-        params.insert("message".into(), Value::String(message));
         InputRequest {
             method: InputMethod::Elicitation,
-            params: Some(Value::Object(params)),
+            params: None,
             form: Some(form),
+            message: Some(Value::String(message)),
             sampling: None,
         }
     }
+}
+
+/// rmcp's params of a known form's ask (the schema converted once per process).
+fn known_form_params(
+    form: &'static KnownForm,
+    message: String,
+) -> Result<rmcp::model::ElicitRequestParams, serde_json::Error> {
+    form.model().map(
+        |requested_schema| rmcp::model::ElicitRequestParams::FormElicitationParams {
+            meta: None,
+            message,
+            requested_schema,
+        },
+    )
 }
 
 /// A typed input request: `T` is what an accepted answer decodes to.
@@ -310,7 +357,7 @@ mod rmcp_model_tests {
             roots().into_request(),
         ];
         for request in asks {
-            let direct = serde_json::to_value(request.to_rmcp().unwrap()).unwrap();
+            let direct = serde_json::to_value(request.clone().into_rmcp().unwrap()).unwrap();
             assert_eq!(direct, through_untagged(&request), "{request:?}");
         }
     }
@@ -335,8 +382,9 @@ mod rmcp_model_tests {
         assert!(asked.sampling.is_some(), "the ask keeps its typed params");
         // What a resumed round has: the params as sealed, without the typed copy.
         let resumed = InputRequest::new(InputMethod::Sampling, asked.params.clone());
-        let wire =
-            |request: &InputRequest| serde_json::to_value(request.to_rmcp().unwrap()).unwrap();
+        let wire = |request: &InputRequest| {
+            serde_json::to_value(request.clone().into_rmcp().unwrap()).unwrap()
+        };
         assert_eq!(wire(&asked), wire(&resumed));
         assert_eq!(wire(&asked), through_untagged(&resumed));
         assert!(
@@ -352,6 +400,6 @@ mod rmcp_model_tests {
             InputMethod::Sampling,
             Some(json!({ "message": "not a sampling request" })),
         );
-        assert!(request.to_rmcp().is_err());
+        assert!(request.into_rmcp().is_err());
     }
 }

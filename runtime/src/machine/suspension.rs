@@ -24,22 +24,36 @@ pub struct Suspension {
 }
 
 impl Suspension {
-    /// Gates the unanswered asks on this request's capabilities and seals the continuation.
+    /// Gates the unanswered asks on this request's capabilities and seals the continuation,
+    /// then moves those asks into rmcp's model: sealed first, so that nothing is cloned.
     pub(super) fn seal(self) -> Result<InputRequiredResult, MrtrError> {
-        let continuation = &self.continuation;
-        capability::gate(&self.caps, continuation.unanswered().map(|(_, r)| r))?;
+        let Suspension {
+            handler,
+            step,
+            runtime,
+            binding,
+            caps,
+            continuation,
+        } = self;
+        capability::gate(&caps, continuation.unanswered().map(|(_, r)| r))?;
+        let token = runtime.sealer.seal(&continuation, &binding)?;
+        let Continuation {
+            pending, answered, ..
+        } = continuation;
         let mut input_requests = InputRequests::new();
-        for (key, request) in continuation.unanswered() {
-            let wire = request.to_rmcp().map_err(|e| {
+        for (key, request) in pending {
+            if answered.contains_key(&key) {
+                continue;
+            }
+            let wire = request.into_rmcp().map_err(|e| {
                 MrtrError::Internal(format!(
                     "input request `{key}` does not fit rmcp's model: {e}"
                 ))
             })?;
-            input_requests.insert(key.clone(), wire);
+            input_requests.insert(key, wire);
         }
-        let token = self.runtime.sealer.seal(continuation, &self.binding)?;
         let asked = crate::observe::Keys(&input_requests);
-        crate::observe::suspended(self.handler, self.step, &asked);
+        crate::observe::suspended(handler, step, &asked);
         Ok(InputRequiredResult::new(Some(input_requests), Some(token)))
     }
 }

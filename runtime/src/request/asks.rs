@@ -75,6 +75,16 @@ impl<'a> IntoIterator for &'a Asks {
     }
 }
 
+/// The asks by value, in key order.
+impl IntoIterator for Asks {
+    type Item = (String, InputRequest);
+    type IntoIter = std::vec::IntoIter<(String, InputRequest)>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.into_iter()
+    }
+}
+
 impl FromIterator<(String, InputRequest)> for Asks {
     /// Later entries replace earlier ones under the same key, as in a map.
     fn from_iter<I: IntoIterator<Item = (String, InputRequest)>>(entries: I) -> Self {

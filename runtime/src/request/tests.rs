@@ -47,6 +47,36 @@ fn elicit_sends_a_form_with_the_derived_schema() {
     fits_rmcp(ask.request());
 }
 
+/// A derived form keeps its message apart from a params object and lends its schema; read
+/// any way the runtime reads a request, it is the same request as the one written by hand.
+#[test]
+fn a_derived_form_reads_as_the_same_form_written_by_hand() {
+    let derived = elicit::<UserName>("Who are \"you\"?").into_request();
+    let by_hand = elicit_with_schema::<UserName>(
+        "Who are \"you\"?",
+        json!({
+            "type": "object",
+            "properties": { "name": { "type": "string" } },
+            "required": ["name"]
+        }),
+    )
+    .into_request();
+    assert!(derived.form.is_some() && derived.params.is_none());
+    assert_eq!(
+        serde_json::to_string(&derived).unwrap(),
+        serde_json::to_string(&by_hand).unwrap()
+    );
+    for name in ["mode", "message", "requestedSchema", "url"] {
+        assert_eq!(derived.param(name), by_hand.param(name), "param `{name}`");
+    }
+    let model = |request: InputRequest| serde_json::to_value(request.into_rmcp().unwrap()).unwrap();
+    assert_eq!(model(derived.clone()), model(by_hand.clone()));
+    let legacy = |request: &InputRequest| {
+        serde_json::to_value(request.form_params().unwrap().unwrap()).unwrap()
+    };
+    assert_eq!(legacy(&derived), legacy(&by_hand));
+}
+
 #[test]
 fn elicit_with_schema_sends_the_schema_verbatim() {
     let schema = json!({

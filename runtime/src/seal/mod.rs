@@ -107,6 +107,8 @@ struct Inner {
     format: StateFormat,
     /// The active key first; a ring holds a handful of keys, so a scan beats a map.
     keys: Vec<(String, KeyMaterial)>,
+    /// What every token this sealer seals starts with (`x2.<active kid>.`), built once.
+    header: String,
     audience: [u8; AUDIENCE_LEN],
     ttl_secs: u64,
     max_bytes: usize,
@@ -124,16 +126,20 @@ impl Sealer {
         max_bytes: usize,
         clock: Clock,
     ) -> Self {
-        let keys = keys
+        let keys: Vec<(String, KeyMaterial)> = keys
             .keys()
             .iter()
             .map(|key| (key.kid().to_owned(), KeyMaterial::derive(key)))
             .collect();
+        let header = keys
+            .first()
+            .map_or_else(String::new, |(kid, _)| token::header(mode, format, kid));
         Sealer {
             inner: Arc::new(Inner {
                 mode,
                 format,
                 keys,
+                header,
                 audience: audience_hash(audience),
                 ttl_secs: ttl.as_secs().max(1),
                 max_bytes,
@@ -149,19 +155,19 @@ impl Sealer {
     ) -> Result<String, MrtrError> {
         let inner = &*self.inner;
         let format = inner.format;
-        let (kid, key) = inner
+        let (_, key) = inner
             .keys
             .first()
             .ok_or_else(|| MrtrError::Internal("the key ring is empty".into()))?;
         let issued_at = inner.clock.now();
         let bound = inner.bound(key, binding);
-        let header = token::header(inner.mode, format, kid);
+        let header = &inner.header;
         let (binding, associated) = match format {
             StateFormat::V2 => (
                 Sealed::Check(bound.check()),
-                AssociatedData::bound(&header, &bound),
+                AssociatedData::bound(header, &bound),
             ),
-            StateFormat::V1 => (Sealed::Full(bound), AssociatedData::header(&header)),
+            StateFormat::V1 => (Sealed::Full(bound), AssociatedData::header(header)),
         };
         let stamp = Stamp {
             issued_at,
@@ -181,7 +187,7 @@ impl Sealer {
             MrtrError::Internal(format!("cannot encode the continuation: {reason}"))
         })?;
         let body = key.protect(inner.mode, associated.as_bytes(), &claims)?;
-        let token = token::assemble(&header, &body);
+        let token = token::assemble(header, &body);
         debug_assert_eq!(
             token.len(),
             token_len,
