@@ -5,8 +5,13 @@
 //! server whose code per round is larger evicts everyone's, so the crates both run (hyper,
 //! serde, tokio) miss more as well. Summing by crate shows how much of a difference is the
 //! extra code itself and how much is shared code fetched again.
+//!
+//! A dump taken with `--dump-instr=yes` also gives each cost line the address of its
+//! instruction, and so the code a server ran: the distinct 64-byte lines its executed
+//! instructions sit in (`instructions --footprint`). What a round runs beyond the first level
+//! cache is fetched again on every round; that count is what a larger hot path costs.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 
 /// One crate's exclusive costs in a dump.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -14,7 +19,12 @@ pub struct Cost {
     pub instructions: u64,
     /// Last-level misses fetching code (`ILmr`); 0 without cache simulation.
     pub code_misses: u64,
+    /// Distinct 64-byte lines of code executed; 0 without instruction positions.
+    pub code_lines: u64,
 }
+
+/// The size of a cache line, the unit code is fetched in.
+pub const CODE_LINE: u64 = 64;
 
 /// The exclusive costs of a dump summed by the crate each function belongs to (the first path
 /// segment of its demangled name, `<T as Trait>::f` counted to `T`'s crate); a function with no
@@ -29,8 +39,14 @@ pub fn by_crate(dump: &str) -> Result<BTreeMap<String, Cost>, String> {
     let mut owner = "";
     let mut after_call = false;
     let mut costs: BTreeMap<&str, Cost> = BTreeMap::new();
+    // `positions: instr line` puts an address before the line number on every cost line.
+    let mut addressed = false;
+    let mut address = 0u64;
+    let mut lines: BTreeMap<&str, HashSet<(&str, u64)>> = BTreeMap::new();
     for line in dump.lines() {
-        if let Some(list) = line.strip_prefix("events:") {
+        if let Some(list) = line.strip_prefix("positions:") {
+            addressed = list.split_whitespace().next() == Some("instr");
+        } else if let Some(list) = line.strip_prefix("events:") {
             let events: Vec<&str> = list.split_whitespace().collect();
             let at = |name: &str| events.iter().position(|event| *event == name);
             columns = Some((at("Ir"), at("ILmr")));
@@ -47,28 +63,58 @@ pub fn by_crate(dump: &str) -> Result<BTreeMap<String, Cost>, String> {
             // The cost line after a call is the callee's inclusive cost, not this function's.
             after_call = true;
         } else if line.starts_with(|c: char| c.is_ascii_digit() || "+-*".contains(c)) {
+            let mut fields = line.split_whitespace();
+            if addressed {
+                let position = fields.next().unwrap_or("*");
+                address = moved_to(address, position).ok_or(format!("`{line}`: bad address"))?;
+            }
             if std::mem::take(&mut after_call) {
                 continue;
             }
             let (instructions, code_misses) =
                 columns.ok_or("a cost line before the events line")?;
-            // The first field is the position (a line number, possibly relative).
-            let values: Vec<&str> = line.split_whitespace().skip(1).collect();
+            // Then the line number (possibly relative), then the values.
+            let values: Vec<&str> = fields.skip(1).collect();
             let value = |column: Option<usize>| -> Result<u64, String> {
                 match column.and_then(|i| values.get(i)) {
                     Some(text) => text.parse().map_err(|e| format!("`{line}`: {e}")),
                     None => Ok(0),
                 }
             };
+            let executed = value(instructions)?;
             let cost = costs.entry(owner).or_default();
-            cost.instructions += value(instructions)?;
+            cost.instructions += executed;
             cost.code_misses += value(code_misses)?;
+            if addressed && executed > 0 {
+                lines
+                    .entry(owner)
+                    .or_default()
+                    .insert((object, address / CODE_LINE));
+            }
         }
     }
     Ok(costs
         .into_iter()
-        .map(|(owner, cost)| (owner.to_owned(), cost))
+        .map(|(owner, mut cost)| {
+            cost.code_lines = lines.get(owner).map_or(0, |set| set.len() as u64);
+            (owner.to_owned(), cost)
+        })
         .collect())
+}
+
+/// The address a position field names: absolute (`0x4a10`), relative to the last one (`+3`,
+/// `-0x10`), or the same (`*`).
+fn moved_to(last: u64, position: &str) -> Option<u64> {
+    let number = |text: &str| match text.strip_prefix("0x") {
+        Some(hex) => u64::from_str_radix(hex, 16).ok(),
+        None => text.parse().ok(),
+    };
+    match position.as_bytes().first()? {
+        b'*' => Some(last),
+        b'+' => last.checked_add(number(&position[1..])?),
+        b'-' => last.checked_sub(number(&position[1..])?),
+        _ => number(position),
+    }
 }
 
 /// `(7) name` defines id 7 as `name`; `(7)` refers to it.
@@ -122,21 +168,24 @@ mod tests {
             costs["mrtr"],
             Cost {
                 instructions: 160,
-                code_misses: 10
+                code_misses: 10,
+                code_lines: 0
             }
         );
         assert_eq!(
             costs["hyper"],
             Cost {
                 instructions: 40,
-                code_misses: 1
+                code_misses: 1,
+                code_lines: 0
             }
         );
         assert_eq!(
             costs["libc.so.6"],
             Cost {
                 instructions: 30,
-                code_misses: 2
+                code_misses: 2,
+                code_lines: 0
             }
         );
         assert_eq!(costs.len(), 3);
@@ -149,7 +198,8 @@ mod tests {
             costs["tokio"],
             Cost {
                 instructions: 12,
-                code_misses: 0
+                code_misses: 0,
+                code_lines: 0
             }
         );
     }
@@ -164,6 +214,34 @@ mod tests {
         assert_eq!(crate_of("memcpy"), None);
         assert_eq!(crate_of("0x0000000000401000"), None);
         assert_eq!(crate_of("<{closure} as Fn>::call"), None);
+    }
+
+    /// With instruction positions, each crate counts the distinct code lines its executed
+    /// instructions sit in: relative and repeated addresses followed, a call's cost line moving
+    /// the address but not counting, lines of another object told apart, instructions that
+    /// never ran left out.
+    #[test]
+    fn addressed_dumps_count_the_code_lines_each_crate_ran() {
+        let dump = "positions: instr line\nevents: Ir\nob=(1) /bin/server\n\
+             fn=(1) mrtr::seal::Sealer::open\n0x1000 10 4\n+8 11 2\n+0x38 12 1\n* 12 1\n\
+             +0x40 13 0\ncfn=(2) hyper::poll\ncalls=1 0x9000\n+4 14 500\n-0x84 9 1\n\
+             fn=(2)\n0x9000 1 3\nob=(2) /usr/lib/libc.so.6\nfn=(3) mrtr::copy\n0x1000 1 1\n";
+        let costs = by_crate(dump).unwrap();
+        // 0x1000, 0x1008 (line 0x40), 0x1040 (line 0x41), 0x1080 ran nothing, the call at
+        // 0x1084 is the callee's, 0x1000 again: two lines in /bin/server, one in libc.
+        assert_eq!(costs["mrtr"].code_lines, 3);
+        assert_eq!(costs["mrtr"].instructions, 10);
+        assert_eq!(costs["hyper"].code_lines, 1);
+    }
+
+    #[test]
+    fn positions_move_as_callgrind_writes_them() {
+        assert_eq!(moved_to(0x100, "0x4a10"), Some(0x4a10));
+        assert_eq!(moved_to(0x100, "+3"), Some(0x103));
+        assert_eq!(moved_to(0x100, "-0x10"), Some(0xf0));
+        assert_eq!(moved_to(0x100, "*"), Some(0x100));
+        assert_eq!(moved_to(0x10, "-0x20"), None);
+        assert_eq!(moved_to(0x10, "+x"), None);
     }
 
     #[test]

@@ -6,7 +6,7 @@
 //!
 //! ```text
 //! instructions [--flows 90] [--warmup 30] [--dumps DIR] [--cache-sim | --last-level BYTES]
-//!              [--by-crate] [--flow TOOL]..
+//!              [--footprint] [--by-crate] [--flow TOOL]..
 //!              --server 'LABEL=COMMAND ARGS..' ..   (2026-07-28 flows)
 //!              --legacy 'LABEL=COMMAND ARGS..' ..   (legacy sessions)
 //! ```
@@ -25,9 +25,15 @@
 //! set just outgrows the cache it shares with the load generator and its neighbours misses
 //! several times as often as one that just fits.
 //!
+//! `--footprint` also counts the code each server ran over the measured flows: the distinct
+//! 64-byte lines its executed instructions sit in (from `--dump-instr=yes`), in KiB. Far more
+//! than the 32 KiB first-level instruction cache for any server here, so a round fetches most
+//! of it again, and a server with fewer instructions but more code can still be the slower.
+//!
 //! `--by-crate` follows the table with each era's costs per flow by crate (instructions, and
-//! code misses with a simulated cache), the crates where the servers differ most first: whether
-//! a difference is one server's own code or shared code (hyper, serde, tokio) fetched again.
+//! code misses with a simulated cache, KiB of code run with `--footprint`), the crates where
+//! the servers differ most first: whether a difference is one server's own code or shared code
+//! (hyper, serde, tokio) fetched again.
 
 use std::collections::BTreeMap;
 use std::process::Command;
@@ -45,6 +51,8 @@ struct Options {
     dumps: Option<String>,
     /// The simulated last level in bytes; `None`: no cache simulation.
     last_level: Option<u64>,
+    /// Whether to count the code each server ran (`--dump-instr=yes`).
+    footprint: bool,
     /// Whether to break each server's costs down by crate.
     by_crate: bool,
     /// The flows each connection cycles through (`--flow`; all three by default).
@@ -58,6 +66,7 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Options, String> {
         warmup: 30,
         dumps: None,
         last_level: None,
+        footprint: false,
         by_crate: false,
         mix: Mix::all(),
         servers: Vec::new(),
@@ -72,6 +81,7 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Options, String> {
             "--dumps" => options.dumps = Some(value()?),
             "--cache-sim" => options.last_level = Some(DEFAULT_LAST_LEVEL),
             "--last-level" => options.last_level = Some(last_level(&value()?)?),
+            "--footprint" => options.footprint = true,
             "--by-crate" => options.by_crate = true,
             "--flow" => tools.push(value()?),
             other => {
@@ -105,13 +115,16 @@ fn last_level(text: &str) -> Result<u64, String> {
 }
 
 /// `spec` run under callgrind, its dumps written beside the server's log.
-fn under_callgrind(spec: &ServerSpec, out: &str, last_level: Option<u64>) -> ServerSpec {
+fn under_callgrind(spec: &ServerSpec, out: &str, options: &Options) -> ServerSpec {
     let mut command = vec![
         "valgrind".to_owned(),
         "--tool=callgrind".to_owned(),
         format!("--callgrind-out-file={out}"),
     ];
-    if let Some(bytes) = last_level {
+    if options.footprint {
+        command.push("--dump-instr=yes".to_owned());
+    }
+    if let Some(bytes) = options.last_level {
         // Given explicitly so the figure does not follow whatever cache valgrind detects.
         command
             .extend(["--cache-sim=yes", "--I1=32768,8,64", "--D1=32768,8,64"].map(str::to_owned));
@@ -200,9 +213,11 @@ fn totals(dump: &str, text: &str) -> Result<Totals, String> {
     })
 }
 
-/// A server's counts per flow: the dump's totals, and its costs by crate if asked for.
+/// A server's counts per flow: the dump's totals, the code it ran (KiB over the measured
+/// flows, with `--footprint`), and its costs by crate if asked for.
 struct Counted {
     totals: Totals,
+    code_kib: Option<u64>,
     by_crate: BTreeMap<String, Cost>,
 }
 
@@ -213,7 +228,7 @@ async fn count(spec: &ServerSpec, era: Era, options: &Options) -> Result<Counted
     let out = dir.join("callgrind.out");
     let out = out.to_str().ok_or("a temp dir that is not UTF-8")?;
     let server = Server::start(
-        &under_callgrind(spec, out, options.last_level),
+        &under_callgrind(spec, out, options),
         std::time::Duration::from_secs(120),
     )?;
     let warm = drive_flows(&server.url, era, options.warmup, &options.mix).await;
@@ -246,12 +261,22 @@ fn counted(dump: &str, options: &Options) -> Result<Counted, String> {
     let flows = options.flows;
     // A dump with a simulated cache runs to tens of megabytes: read once for both.
     let text = std::fs::read_to_string(dump).map_err(|e| format!("{dump}: {e}"))?;
+    let crates = if options.by_crate || options.footprint {
+        callgrind::by_crate(&text)?
+    } else {
+        BTreeMap::new()
+    };
+    // Code lines are a set over all the measured flows, not a sum: they are not divided.
+    let code_kib = options.footprint.then(|| {
+        crates.values().map(|cost| cost.code_lines).sum::<u64>() * callgrind::CODE_LINE / 1024
+    });
     let by_crate = if options.by_crate {
         let per_flow = |cost: Cost| Cost {
             instructions: cost.instructions / flows,
             code_misses: cost.code_misses / flows,
+            code_lines: cost.code_lines,
         };
-        callgrind::by_crate(&text)?
+        crates
             .into_iter()
             .map(|(name, cost)| (name, per_flow(cost)))
             .collect()
@@ -260,6 +285,7 @@ fn counted(dump: &str, options: &Options) -> Result<Counted, String> {
     };
     Ok(Counted {
         totals: totals(dump, &text)?.per_flow(flows),
+        code_kib,
         by_crate,
     })
 }
@@ -267,56 +293,94 @@ fn counted(dump: &str, options: &Options) -> Result<Counted, String> {
 /// How many crates the breakdown shows per era.
 const CRATE_ROWS: usize = 16;
 
-/// One era's servers' costs by crate, the crates where they differ most from the era's first
-/// server first (or, with one server, its largest).
-fn crate_table(servers: &[(&str, &BTreeMap<String, Cost>)], simulated: bool) -> String {
-    let mut crates: Vec<&String> = servers.iter().flat_map(|(_, costs)| costs.keys()).collect();
-    crates.sort();
-    crates.dedup();
-    let weight = |cost: Cost| {
-        if simulated {
+/// Which columns the crate table has: instructions always, code misses with a simulated
+/// cache, KiB of code run with `--footprint`.
+#[derive(Clone, Copy)]
+struct Columns {
+    simulated: bool,
+    footprint: bool,
+}
+
+impl Columns {
+    fn of(options: &Options) -> Self {
+        Columns {
+            simulated: options.last_level.is_some(),
+            footprint: options.footprint,
+        }
+    }
+
+    fn values(self, cost: Cost) -> Vec<u64> {
+        let mut values = vec![cost.instructions];
+        if self.simulated {
+            values.push(cost.code_misses);
+        }
+        if self.footprint {
+            values.push(cost.code_lines * callgrind::CODE_LINE / 1024);
+        }
+        values
+    }
+
+    fn headers(self) -> Vec<&'static str> {
+        let mut headers = vec!["instructions"];
+        if self.simulated {
+            headers.push("code misses");
+        }
+        if self.footprint {
+            headers.push("code run (KiB)");
+        }
+        headers
+    }
+
+    /// What the rows are ranked by: the code run if counted, else the code misses if
+    /// simulated, else the instructions.
+    fn weight(self, cost: Cost) -> u64 {
+        if self.footprint {
+            cost.code_lines
+        } else if self.simulated {
             cost.code_misses
         } else {
             cost.instructions
         }
-    };
+    }
+}
+
+/// One era's servers' costs by crate, the crates where they differ most from the era's first
+/// server first (or, with one server, its largest).
+fn crate_table(servers: &[(&str, &BTreeMap<String, Cost>)], columns: Columns) -> String {
+    let mut crates: Vec<&String> = servers.iter().flat_map(|(_, costs)| costs.keys()).collect();
+    crates.sort();
+    crates.dedup();
     let of = |costs: &BTreeMap<String, Cost>, name: &String| {
         costs.get(name).copied().unwrap_or_default()
     };
     let first = servers[0].1;
     let rank = |name: &&String| {
-        let reference = weight(of(first, name));
+        let reference = columns.weight(of(first, name));
         match servers {
             [_] => reference,
             _ => servers
                 .iter()
-                .map(|(_, costs)| weight(of(costs, name)).abs_diff(reference))
+                .map(|(_, costs)| columns.weight(of(costs, name)).abs_diff(reference))
                 .max()
                 .unwrap_or(0),
         }
     };
     crates.sort_by_key(|name| std::cmp::Reverse(rank(name)));
-    let columns = if simulated {
-        "instructions | code misses |"
-    } else {
-        "instructions |"
-    };
-    let mut table = format!(
-        "| crate |{}\n|---|",
-        servers
-            .iter()
-            .map(|(label, _)| format!(" {label}: {columns}"))
-            .collect::<String>()
-    );
-    table.push_str(&"---|".repeat(servers.len() * if simulated { 2 } else { 1 }));
+    let headers = columns.headers();
+    let mut table = String::from("| crate |");
+    for (label, _) in servers {
+        for header in &headers {
+            table.push_str(&format!(" {label}: {header} |"));
+        }
+    }
+    table.push_str("\n|---|");
+    table.push_str(&"---|".repeat(servers.len() * headers.len()));
     table.push('\n');
     for name in crates.into_iter().take(CRATE_ROWS) {
         table.push_str(&format!("| {name} |"));
         for (_, costs) in servers {
-            let cost = of(costs, name);
-            table.push_str(&format!(" {} |", cost.instructions));
-            if simulated {
-                table.push_str(&format!(" {} |", cost.code_misses));
+            for value in columns.values(of(costs, name)) {
+                table.push_str(&format!(" {value} |"));
             }
         }
         table.push('\n');
@@ -340,16 +404,22 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         };
         format!(" last-level misses per flow ({size}): code | data |")
     });
+    let code_column = if options.footprint {
+        " code run over the flows (KiB) |"
+    } else {
+        ""
+    };
     println!(
-        "| server | era | instructions per flow | first row of its era ÷ this |{misses_columns}"
+        "| server | era | instructions per flow | first row of its era ÷ this |{misses_columns}{code_column}"
     );
     println!(
-        "|---|---|---|---|{}",
+        "|---|---|---|---|{}{}",
         if options.last_level.is_some() {
             "---|---|"
         } else {
             ""
-        }
+        },
+        if options.footprint { "---|" } else { "" }
     );
     let mut first: Vec<(Era, u64)> = Vec::new();
     let mut breakdowns = Vec::new();
@@ -371,8 +441,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         let misses = misses.map_or(String::new(), |Misses { code, data }| {
             format!(" {code} | {data} |")
         });
+        let code = counted
+            .code_kib
+            .map_or(String::new(), |kib| format!(" {kib} |"));
         println!(
-            "| {} | {} | {:.2} M | {:.2}× |{misses}",
+            "| {} | {} | {:.2} M | {:.2}× |{misses}{code}",
             spec.label,
             era_name(*era),
             per_flow as f64 / 1e6,
@@ -388,7 +461,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                 .collect();
             if !servers.is_empty() {
                 println!("\nper flow by crate, {}:\n", era_name(era));
-                print!("{}", crate_table(&servers, options.last_level.is_some()));
+                print!("{}", crate_table(&servers, Columns::of(&options)));
             }
         }
     }
@@ -460,6 +533,7 @@ mod tests {
                     let cost = Cost {
                         instructions,
                         code_misses,
+                        code_lines: code_misses * 16,
                     };
                     (name.to_owned(), cost)
                 })
@@ -467,7 +541,11 @@ mod tests {
         };
         let mrtr = costs(&[("hyper", 900, 70), ("mrtr", 500, 160), ("serde", 100, 10)]);
         let rmcp = costs(&[("hyper", 800, 50), ("serde", 100, 10), ("rmcp", 50, 5)]);
-        let table = crate_table(&[("mrtr", &mrtr), ("rmcp", &rmcp)], true);
+        let simulated = Columns {
+            simulated: true,
+            footprint: false,
+        };
+        let table = crate_table(&[("mrtr", &mrtr), ("rmcp", &rmcp)], simulated);
         let rows: Vec<&str> = table.lines().skip(2).collect();
         assert_eq!(
             rows,
@@ -478,8 +556,24 @@ mod tests {
                 "| serde | 100 | 10 | 100 | 10 |",
             ]
         );
-        let alone = crate_table(&[("rmcp", &rmcp)], false);
+        let plain = Columns {
+            simulated: false,
+            footprint: false,
+        };
+        let alone = crate_table(&[("rmcp", &rmcp)], plain);
         assert_eq!(alone.lines().nth(2), Some("| hyper | 800 |"));
+        // With the code run counted, rows rank by it and show it in KiB (16 lines a miss here).
+        let counted = Columns {
+            simulated: false,
+            footprint: true,
+        };
+        let table = crate_table(&[("mrtr", &mrtr), ("rmcp", &rmcp)], counted);
+        assert!(table.starts_with("| crate | mrtr: instructions | mrtr: code run (KiB) |"));
+        assert_eq!(table.lines().nth(2), Some("| mrtr | 500 | 160 | 0 | 0 |"));
+        assert_eq!(
+            table.lines().nth(3),
+            Some("| hyper | 900 | 70 | 800 | 50 |")
+        );
     }
 
     #[test]
