@@ -7,7 +7,6 @@ use std::collections::BTreeMap;
 use std::io;
 
 use serde_json::Value;
-use smallvec::SmallVec;
 
 use crate::error::MrtrError;
 
@@ -17,6 +16,7 @@ pub struct Limits {
     /// Most keys in `inputResponses`.
     pub max_keys: usize,
     /// Deepest nesting of one response value: a scalar is 0, `{}` or `[]` is 1, `{"a":[]}` 2.
+    /// At most 256 takes effect (past serde_json's own 128, so nothing from the wire).
     pub max_depth: usize,
     /// Most bytes of `inputResponses` serialized as compact JSON.
     pub max_bytes: usize,
@@ -38,7 +38,7 @@ impl Limits {
         match measure(responses, self.max_depth) {
             None => Err(MrtrError::InvalidInputResponses(format!(
                 "an inputResponses value is nested deeper than {} levels",
-                self.max_depth
+                self.max_depth.min(DEEPEST)
             ))),
             Some(bytes) if bytes > self.max_bytes => Err(MrtrError::InvalidInputResponses(
                 format!("inputResponses is larger than {} bytes", self.max_bytes),
@@ -61,40 +61,46 @@ impl Limits {
 }
 
 /// The length of `responses` serialized as compact JSON, or `None` if a value is nested deeper
-/// than `max_depth`: one walk with an explicit stack (hostile nesting cannot overflow ours) that
-/// counts what `serde_json` would write, without writing it. The stack lives inline until an
-/// answer is wider than ordinary ones: most rounds then allocate nothing here (a growing heap
-/// stack cost several `realloc`s per round, contended between worker threads).
+/// than `max_depth`, counted without writing it.
+///
+/// A recursive walk rather than one with an explicit stack: it runs once a round, cold, and in
+/// this regime the code it is made of costs more than its work (an explicit stack's growth and
+/// bookkeeping came to three times the code). The recursion is bounded: it stops at
+/// `max_depth`, and never follows a value deeper than [`DEEPEST`], whatever the setting.
 fn measure(responses: &BTreeMap<String, Value>, max_depth: usize) -> Option<usize> {
+    let max_depth = max_depth.min(DEEPEST);
     let mut bytes = container_len(responses.len()) + keys_len(responses.keys());
-    let mut stack: SmallVec<[(&Value, usize); 32]> =
-        responses.values().map(|value| (value, 0)).collect();
-    while let Some((value, depth)) = stack.pop() {
-        bytes += match value {
-            Value::Null | Value::Bool(true) => 4,
-            Value::Bool(false) => 5,
-            Value::Number(number) => number_len(number),
-            Value::String(text) => string_len(text),
-            Value::Array(items) => {
-                if depth >= max_depth {
-                    return None;
-                }
-                stack.extend(items.iter().map(|item| (item, depth + 1)));
-                container_len(items.len())
-            }
-            Value::Object(entries) => {
-                if depth >= max_depth {
-                    return None;
-                }
-                stack.extend(entries.values().map(|item| (item, depth + 1)));
-                container_len(entries.len()) + keys_len(entries.keys())
-            }
-        };
+    for value in responses.values() {
+        bytes += value_len(value, max_depth)?;
     }
     Some(bytes)
 }
 
-/// Brackets and the commas between `items` items.
+/// The deepest value `measure` follows (so the deepest a limit can allow): serde_json refuses
+/// to parse anything past 128 levels, so no value read from the wire comes near it.
+pub(crate) const DEEPEST: usize = 256;
+
+/// One value's length; `None` if it nests deeper than `levels` more levels.
+fn value_len(value: &Value, levels: usize) -> Option<usize> {
+    let (items, open): (&mut dyn Iterator<Item = &Value>, usize) = match value {
+        Value::Null | Value::Bool(true) => return Some(4),
+        Value::Bool(false) => return Some(5),
+        Value::Number(number) => return Some(number_len(number)),
+        Value::String(text) => return Some(string_len(text)),
+        Value::Array(items) => (&mut items.iter(), container_len(items.len())),
+        Value::Object(entries) => (
+            &mut entries.values(),
+            container_len(entries.len()) + keys_len(entries.keys()),
+        ),
+    };
+    let inner = levels.checked_sub(1)?;
+    let mut len = open;
+    for item in items {
+        len += value_len(item, inner)?;
+    }
+    Some(len)
+}
+
 fn container_len(items: usize) -> usize {
     2 + items.saturating_sub(1)
 }
