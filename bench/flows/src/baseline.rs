@@ -103,6 +103,8 @@ pub struct Baseline {
     /// Filler sealed beside each step (`None`: the step alone, as always): how much a bigger
     /// token costs the whole stack, measured on a server that is otherwise unchanged.
     state_padding: Option<std::sync::Arc<str>>,
+    /// KiB of distinct code run at the start of every tool call (`crate::ballast`; 0: none).
+    ballast_kib: usize,
 }
 
 #[tool_router]
@@ -112,6 +114,7 @@ impl Baseline {
             ops,
             codec,
             state_padding: None,
+            ballast_kib: 0,
         }
     }
 
@@ -127,6 +130,12 @@ impl Baseline {
         self
     }
 
+    /// Runs `kib` KiB of distinct code at the start of every tool call (see [`BALLAST_VAR`]).
+    pub fn with_ballast(mut self, kib: usize) -> Self {
+        self.ballast_kib = kib;
+        self
+    }
+
     #[tool(description = "Deploy a service to staging or production")]
     async fn deploy_service(
         &self,
@@ -135,6 +144,7 @@ impl Baseline {
         ToolInputResponses(answers): ToolInputResponses,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        crate::ballast::run(self.ballast_kib, 7);
         if !elicits_forms(&context) {
             return Ok(text(cannot_elicit(&args.service)).into());
         }
@@ -196,6 +206,7 @@ impl Baseline {
         ToolInputResponses(answers): ToolInputResponses,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        crate::ballast::run(self.ballast_kib, 7);
         if !elicits_forms(&context) {
             return Ok(text(cannot_confirm_waves(&args.service)).into());
         }
@@ -261,6 +272,7 @@ impl Baseline {
         ToolInputResponses(answers): ToolInputResponses,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        crate::ballast::run(self.ballast_kib, 7);
         let bind = bind("summarize_incidents", &args);
         let effects = self.ops.idempotent(state.as_deref().map(state_key));
         let digest_key = match state {
@@ -376,6 +388,10 @@ static NEXT_SEAL_ID: LazyLock<AtomicU64> = LazyLock::new(|| {
 
 /// Bytes of filler the `rmcp_baseline` binary seals beside each step (default 0).
 pub const STATE_PAD_VAR: &str = "RMCP_BASELINE_STATE_PAD";
+
+/// KiB of distinct code the `rmcp_baseline` binary runs on every tool call (default 0, at most
+/// `ballast::MAX_KIB`).
+pub const BALLAST_VAR: &str = "RMCP_BASELINE_BALLAST_KIB";
 
 /// Built once per process, as the `mrtr` example does (see `TOOLS` there): rmcp's default
 /// builds the router for every call, and the stateless service makes a server per request.

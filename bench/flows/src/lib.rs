@@ -3,6 +3,7 @@
 //! flows/s, round latency and server CPU per flow. The workspace README's "Flow benchmark"
 //! section has the command and the last measured table.
 
+pub mod ballast;
 pub mod baseline;
 pub mod callgrind;
 pub mod flows;
