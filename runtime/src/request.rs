@@ -89,7 +89,7 @@ impl Serialize for FormParams<'_> {
         use serde::ser::SerializeMap;
         let mut map = serializer.serialize_map(Some(3))?;
         map.serialize_entry("message", self.message)?;
-        map.serialize_entry("mode", "form")?;
+        map.serialize_entry("mode", &*FORM_MODE)?;
         map.serialize_entry("requestedSchema", self.schema)?;
         map.end()
     }

@@ -37,14 +37,8 @@ impl Suspension {
         } = self;
         capability::gate(&caps, continuation.unanswered().map(|(_, r)| r))?;
         let token = runtime.sealer.seal(&continuation, &binding)?;
-        let Continuation {
-            pending, answered, ..
-        } = continuation;
         let mut input_requests = InputRequests::new();
-        for (key, request) in pending {
-            if answered.contains_key(&key) {
-                continue;
-            }
+        for (key, request) in continuation.into_unanswered() {
             let wire = request.into_rmcp().map_err(|e| {
                 MrtrError::Internal(format!(
                     "input request `{key}` does not fit rmcp's model: {e}"

@@ -67,7 +67,6 @@ impl Prescan {
     /// costs rmcp no more than the bytes. And a `null`: rmcp reads `"params": null` as params
     /// left out and answers its own, vaguer -32602 about `_meta`.
     #[cfg(feature = "http")]
-    ///
     pub(crate) fn rmcp_may_read_first(&self, message: &[u8]) -> bool {
         match colons_unless_null(message) {
             Some(colons) => colons <= self.limits.max_keys,

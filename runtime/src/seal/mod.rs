@@ -58,6 +58,16 @@ impl Continuation {
             .iter()
             .filter(|(key, _)| !self.answered.contains_key(*key))
     }
+
+    /// [`Self::unanswered`] by value, for a continuation already sealed.
+    pub(crate) fn into_unanswered(self) -> impl Iterator<Item = (String, InputRequest)> {
+        let Continuation {
+            pending, answered, ..
+        } = self;
+        pending
+            .into_iter()
+            .filter(move |(key, _)| !answered.contains_key(key))
+    }
 }
 
 /// What a token is bound to: the request it continues and who may present it.
