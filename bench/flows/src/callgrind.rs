@@ -26,6 +26,11 @@ pub struct Cost {
 /// The size of a cache line, the unit code is fetched in.
 pub const CODE_LINE: u64 = 64;
 
+/// `lines` code lines in KiB.
+pub fn code_kib(lines: u64) -> u64 {
+    lines * CODE_LINE / 1024
+}
+
 /// The exclusive costs of a dump summed by the crate each function belongs to (the first path
 /// segment of its demangled name, `<T as Trait>::f` counted to `T`'s crate); a function with no
 /// path, such as libc's, counts to its object file.
@@ -39,13 +44,16 @@ pub fn by_crate(dump: &str) -> Result<BTreeMap<String, Cost>, String> {
     let mut owner = "";
     let mut after_call = false;
     let mut costs: BTreeMap<&str, Cost> = BTreeMap::new();
-    // `positions: instr line` puts an address before the line number on every cost line.
+    // `positions: instr line` puts an address before the line number on every cost line;
+    // without the header, a cost line has one position, its line number.
     let mut addressed = false;
+    let mut positions = 1;
     let mut address = 0u64;
     let mut lines: BTreeMap<&str, HashSet<(&str, u64)>> = BTreeMap::new();
     for line in dump.lines() {
         if let Some(list) = line.strip_prefix("positions:") {
             addressed = list.split_whitespace().next() == Some("instr");
+            positions = list.split_whitespace().count();
         } else if let Some(list) = line.strip_prefix("events:") {
             let events: Vec<&str> = list.split_whitespace().collect();
             let at = |name: &str| events.iter().position(|event| *event == name);
@@ -68,13 +76,15 @@ pub fn by_crate(dump: &str) -> Result<BTreeMap<String, Cost>, String> {
                 let position = fields.next().unwrap_or("*");
                 address = moved_to(address, position).ok_or(format!("`{line}`: bad address"))?;
             }
+            // Past the other positions (the line number, possibly relative) to the values.
+            let values: Vec<&str> = fields
+                .skip(positions.saturating_sub(usize::from(addressed)))
+                .collect();
             if std::mem::take(&mut after_call) {
                 continue;
             }
             let (instructions, code_misses) =
                 columns.ok_or("a cost line before the events line")?;
-            // Then the line number (possibly relative), then the values.
-            let values: Vec<&str> = fields.skip(1).collect();
             let value = |column: Option<usize>| -> Result<u64, String> {
                 match column.and_then(|i| values.get(i)) {
                     Some(text) => text.parse().map_err(|e| format!("`{line}`: {e}")),
@@ -232,6 +242,21 @@ mod tests {
         assert_eq!(costs["mrtr"].code_lines, 3);
         assert_eq!(costs["mrtr"].instructions, 10);
         assert_eq!(costs["hyper"].code_lines, 1);
+    }
+
+    /// `--dump-line=no` leaves the address as the only position: the values follow it.
+    #[test]
+    fn a_dump_addressed_without_line_numbers_reads_its_values() {
+        let dump = "positions: instr\nevents: Ir ILmr\nfn=(1) mrtr::a\n0x40 5 2\n+0x40 3\n";
+        let costs = by_crate(dump).unwrap();
+        assert_eq!(
+            costs["mrtr"],
+            Cost {
+                instructions: 8,
+                code_misses: 2,
+                code_lines: 2
+            }
+        );
     }
 
     #[test]

@@ -267,9 +267,9 @@ fn counted(dump: &str, options: &Options) -> Result<Counted, String> {
         BTreeMap::new()
     };
     // Code lines are a set over all the measured flows, not a sum: they are not divided.
-    let code_kib = options.footprint.then(|| {
-        crates.values().map(|cost| cost.code_lines).sum::<u64>() * callgrind::CODE_LINE / 1024
-    });
+    let code_kib = options
+        .footprint
+        .then(|| callgrind::code_kib(crates.values().map(|cost| cost.code_lines).sum()));
     let by_crate = if options.by_crate {
         let per_flow = |cost: Cost| Cost {
             instructions: cost.instructions / flows,
@@ -315,7 +315,7 @@ impl Columns {
             values.push(cost.code_misses);
         }
         if self.footprint {
-            values.push(cost.code_lines * callgrind::CODE_LINE / 1024);
+            values.push(callgrind::code_kib(cost.code_lines));
         }
         values
     }
