@@ -14,7 +14,6 @@
 
 use serde_json::{Map, Number, Value};
 
-use super::sink::Sink;
 use super::{
     ARRAY, DOUBLE, FALSE, HALF, MAP, NEGATIVE, NULL, SIMPLE, SINGLE, TEXT, TRUE, UNSIGNED,
     argument, array, half_to_f64, head, length, take, write_float, write_text,
@@ -24,11 +23,11 @@ use super::{
 pub(crate) const MAX_DEPTH: usize = 128;
 
 /// Appends `value`.
-pub(crate) fn write(out: &mut impl Sink, value: &Value) {
+pub(crate) fn write(out: &mut Vec<u8>, value: &Value) {
     match value {
-        Value::Null => out.put(&[NULL]),
-        Value::Bool(false) => out.put(&[FALSE]),
-        Value::Bool(true) => out.put(&[TRUE]),
+        Value::Null => out.extend_from_slice(&[NULL]),
+        Value::Bool(false) => out.extend_from_slice(&[FALSE]),
+        Value::Bool(true) => out.extend_from_slice(&[TRUE]),
         Value::Number(number) => write_number(out, number),
         Value::String(text) => write_text(out, text),
         Value::Array(items) => {
@@ -47,7 +46,7 @@ pub(crate) fn write(out: &mut impl Sink, value: &Value) {
     }
 }
 
-fn write_number(out: &mut impl Sink, number: &Number) {
+fn write_number(out: &mut Vec<u8>, number: &Number) {
     if let Some(unsigned) = number.as_u64() {
         head(out, UNSIGNED, unsigned);
     } else if let Some(signed) = number.as_i64() {

@@ -10,14 +10,11 @@ mod de;
 mod error;
 pub(crate) mod json;
 mod ser;
-pub(crate) mod sink;
 #[cfg(test)]
 mod tests;
 
 pub(crate) use de::from_slice;
 pub(crate) use ser::to_vec;
-
-use sink::Sink;
 
 const UNSIGNED: u8 = 0;
 const NEGATIVE: u8 = 1;
@@ -46,28 +43,28 @@ const POSITIVE_BIGNUM: u64 = 2;
 const NEGATIVE_BIGNUM: u64 = 3;
 
 /// The initial byte(s): major type and argument, in the shortest form.
-fn head(out: &mut impl Sink, major: u8, argument: u64) {
+fn head(out: &mut Vec<u8>, major: u8, argument: u64) {
     let major = major << 5;
     if argument < 24 {
-        out.put(&[major | argument as u8]);
+        out.push(major | argument as u8);
     } else if let Ok(byte) = u8::try_from(argument) {
-        out.put(&[major | 24, byte]);
+        out.extend_from_slice(&[major | 24, byte]);
     } else if let Ok(short) = u16::try_from(argument) {
-        out.put(&[major | 25]);
-        out.put(&short.to_be_bytes());
+        out.push(major | 25);
+        out.extend_from_slice(&short.to_be_bytes());
     } else if let Ok(word) = u32::try_from(argument) {
-        out.put(&[major | 26]);
-        out.put(&word.to_be_bytes());
+        out.push(major | 26);
+        out.extend_from_slice(&word.to_be_bytes());
     } else {
-        out.put(&[major | 27]);
-        out.put(&argument.to_be_bytes());
+        out.push(major | 27);
+        out.extend_from_slice(&argument.to_be_bytes());
     }
 }
 
 /// A text string: its head, then its UTF-8 bytes.
-fn write_text(out: &mut impl Sink, text: &str) {
+fn write_text(out: &mut Vec<u8>, text: &str) {
     head(out, TEXT, text.len() as u64);
-    out.put(text.as_bytes());
+    out.extend_from_slice(text.as_bytes());
 }
 
 /// A bignum's magnitude bytes without their leading zeros, as ciborium writes them.
@@ -76,14 +73,14 @@ fn significant(bytes: &[u8]) -> &[u8] {
 }
 
 /// A float in single precision when that loses nothing, else double.
-fn write_float(out: &mut impl Sink, float: f64) {
+fn write_float(out: &mut Vec<u8>, float: f64) {
     let single = float as f32;
     if f64::from(single) == float {
-        out.put(&[SINGLE]);
-        out.put(&single.to_be_bytes());
+        out.push(SINGLE);
+        out.extend_from_slice(&single.to_be_bytes());
     } else {
-        out.put(&[DOUBLE]);
-        out.put(&float.to_be_bytes());
+        out.push(DOUBLE);
+        out.extend_from_slice(&float.to_be_bytes());
     }
 }
 

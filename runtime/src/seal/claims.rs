@@ -34,7 +34,6 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 use crate::cbor;
-use crate::cbor::sink::Sink;
 use crate::request::{Asks, InputMethod, InputRequest};
 use crate::seal::Continuation;
 use crate::seal::bound::{AUDIENCE_LEN, Bound, Check, PRINCIPAL_LEN};
@@ -69,32 +68,22 @@ impl Sealed {
     }
 }
 
-/// `len` is what [`encoded_len`] counted (the sealer counts first, to refuse an oversized
-/// continuation before copying it): one allocation of the right size, never regrown.
-pub(crate) fn encode(
-    stamp: &Stamp,
-    continuation: &Continuation,
-    len: usize,
-) -> Result<Vec<u8>, String> {
-    let mut out = Vec::with_capacity(len);
+/// The claims of `continuation` under `stamp`. The sealer checks the size cap on what this
+/// returns, before anything is encrypted or base64-encoded.
+pub(crate) fn encode(stamp: &Stamp, continuation: &Continuation) -> Result<Vec<u8>, String> {
+    // Nearly always one allocation: the carried locals, and room for the fixed fields, the step
+    // and a few asks or answers.
+    let mut out = Vec::with_capacity(continuation.carried.len() + 256);
     write(&mut out, stamp, continuation)?;
     Ok(out)
 }
 
-/// The length [`encode`] would produce, counted without building it: a continuation too large
-/// to seal is refused before any of it is copied, encrypted or base64-encoded.
-pub(crate) fn encoded_len(stamp: &Stamp, continuation: &Continuation) -> Result<usize, String> {
-    let mut counter = 0usize;
-    write(&mut counter, stamp, continuation)?;
-    Ok(counter)
-}
-
-fn write(out: &mut impl Sink, stamp: &Stamp, continuation: &Continuation) -> Result<(), String> {
-    out.put(&[if stamp.binding.has_principal() {
+fn write(out: &mut Vec<u8>, stamp: &Stamp, continuation: &Continuation) -> Result<(), String> {
+    out.push(if stamp.binding.has_principal() {
         FLAG_PRINCIPAL
     } else {
         0
-    }]);
+    });
     put_varint(out, stamp.issued_at);
     let lifetime = stamp
         .expires_at
@@ -102,20 +91,20 @@ fn write(out: &mut impl Sink, stamp: &Stamp, continuation: &Continuation) -> Res
         .ok_or("the continuation expires before it is issued")?;
     put_varint(out, lifetime);
     put_varint(out, u64::from(continuation.round));
-    out.put(&continuation.fingerprint.to_le_bytes());
+    out.extend_from_slice(&continuation.fingerprint.to_le_bytes());
     match &stamp.binding {
         Sealed::Check(check) => {
-            out.put(&check.bind);
-            out.put(&[check.audience]);
+            out.extend_from_slice(&check.bind);
+            out.push(check.audience);
             if let Some(principal) = check.principal {
-                out.put(&[principal]);
+                out.push(principal);
             }
         }
         Sealed::Full(bound) => {
-            out.put(&bound.bind);
-            out.put(&bound.audience);
+            out.extend_from_slice(&bound.bind);
+            out.extend_from_slice(&bound.audience);
             if let Some(principal) = &bound.principal {
-                out.put(principal);
+                out.extend_from_slice(principal);
             }
         }
     }
@@ -125,17 +114,17 @@ fn write(out: &mut impl Sink, stamp: &Stamp, continuation: &Continuation) -> Res
         put_text(out, key);
         let method = method_byte(request.method);
         if let Some((message, form)) = known_form(request) {
-            out.put(&[method | METHOD_KNOWN_FORM]);
+            out.push(method | METHOD_KNOWN_FORM);
             put_text(out, message);
-            out.put(&form.id());
+            out.extend_from_slice(&form.id());
             continue;
         }
         match &request.params {
             Some(params) => {
-                out.put(&[method | METHOD_HAS_PARAMS]);
+                out.push(method | METHOD_HAS_PARAMS);
                 cbor::json::write(out, params);
             }
-            None => out.put(&[method]),
+            None => out.push(method),
         }
     }
     put_varint(out, continuation.answered.len() as u64);
@@ -143,7 +132,7 @@ fn write(out: &mut impl Sink, stamp: &Stamp, continuation: &Continuation) -> Res
         put_text(out, key);
         cbor::json::write(out, answer);
     }
-    out.put(&continuation.carried);
+    out.extend_from_slice(&continuation.carried);
     Ok(())
 }
 
@@ -277,17 +266,17 @@ fn input_method(byte: u8) -> Result<InputMethod, String> {
 }
 
 /// Unsigned LEB128.
-fn put_varint(out: &mut impl Sink, mut value: u64) {
+fn put_varint(out: &mut Vec<u8>, mut value: u64) {
     while value >= 0x80 {
-        out.put(&[(value as u8) | 0x80]);
+        out.push((value as u8) | 0x80);
         value >>= 7;
     }
-    out.put(&[value as u8]);
+    out.push(value as u8);
 }
 
-fn put_text(out: &mut impl Sink, text: &str) {
+fn put_text(out: &mut Vec<u8>, text: &str) {
     put_varint(out, text.len() as u64);
-    out.put(text.as_bytes());
+    out.extend_from_slice(text.as_bytes());
 }
 
 struct Reader<'a> {
@@ -404,17 +393,10 @@ mod tests {
     }
 
     #[test]
-    fn the_counted_length_is_the_encoded_length() {
-        let (stamp, continuation) = sample();
-        let encoded = encode(&stamp, &continuation, 0).expect("encodes");
-        assert_eq!(encoded_len(&stamp, &continuation), Ok(encoded.len()));
-    }
-
-    #[test]
     fn claims_round_trip_in_both_formats() {
         for format in [StateFormat::V2, StateFormat::V1] {
             let (stamp, continuation) = sample_as(format);
-            let bytes = encode(&stamp, &continuation, 0).unwrap();
+            let bytes = encode(&stamp, &continuation).unwrap();
             assert_eq!(decode(&bytes, format).unwrap(), (stamp, continuation));
         }
     }
@@ -423,8 +405,8 @@ mod tests {
     fn format_2_keeps_a_check_of_the_binding_in_place_of_the_binding() {
         let (v2, continuation) = sample_as(StateFormat::V2);
         let (v1, _) = sample_as(StateFormat::V1);
-        let short = encode(&v2, &continuation, 0).unwrap();
-        let long = encode(&v1, &continuation, 0).unwrap();
+        let short = encode(&v2, &continuation).unwrap();
+        let long = encode(&v1, &continuation).unwrap();
         assert_eq!(long.len() - short.len(), 32 + 16 + 16 - 4);
         assert_eq!(
             contains(&short, &[7; 4]),
@@ -436,7 +418,7 @@ mod tests {
     #[test]
     fn peek_reads_the_check_of_claims_sealed_lately_and_nothing_else() {
         let (stamp, continuation) = sample();
-        let bytes = encode(&stamp, &continuation, 0).unwrap();
+        let bytes = encode(&stamp, &continuation).unwrap();
         let now = stamp.issued_at + 10;
         assert_eq!(
             peek(&bytes[..40.min(bytes.len())], now, 600),
@@ -468,7 +450,7 @@ mod tests {
     fn every_truncation_of_the_fixed_fields_is_an_error() {
         for format in [StateFormat::V2, StateFormat::V1] {
             let (stamp, continuation) = sample_as(format);
-            let bytes = encode(&stamp, &continuation, 0).unwrap();
+            let bytes = encode(&stamp, &continuation).unwrap();
             let carried_at = bytes.len() - continuation.carried.len();
             for len in 0..carried_at {
                 assert!(
@@ -495,7 +477,7 @@ mod tests {
     #[test]
     fn unknown_flags_and_methods_are_rejected() {
         let (stamp, continuation) = sample();
-        let mut bytes = encode(&stamp, &continuation, 0).unwrap();
+        let mut bytes = encode(&stamp, &continuation).unwrap();
         bytes[0] |= 0b10;
         assert!(
             decode(&bytes, StateFormat::V2)
@@ -527,8 +509,7 @@ mod tests {
     fn a_derived_form_is_sealed_by_its_id_and_opens_to_the_same_ask() {
         let ask = crate::request::elicit::<Rollout>("Wave size?").into_request();
         let (stamp, continuation) = with_pending(ask);
-        let bytes = encode(&stamp, &continuation, 0).unwrap();
-        assert_eq!(encoded_len(&stamp, &continuation), Ok(bytes.len()));
+        let bytes = encode(&stamp, &continuation).unwrap();
         assert_eq!(contains(&bytes, b"wave_size_for_the_claims_test"), None);
         assert!(contains(&bytes, b"Wave size?").is_some());
         assert_eq!(
@@ -545,7 +526,7 @@ mod tests {
         });
         let ask = crate::request::elicit_with_schema::<Value>("Free text?", schema).into_request();
         let (stamp, continuation) = with_pending(ask);
-        let bytes = encode(&stamp, &continuation, 0).unwrap();
+        let bytes = encode(&stamp, &continuation).unwrap();
         assert!(contains(&bytes, b"hand_built_field").is_some());
         assert_eq!(
             decode(&bytes, StateFormat::V2).unwrap(),
@@ -557,7 +538,7 @@ mod tests {
     fn a_form_id_this_build_does_not_know_is_refused() {
         let ask = crate::request::elicit::<Rollout>("Wave size?").into_request();
         let (stamp, continuation) = with_pending(ask);
-        let mut bytes = encode(&stamp, &continuation, 0).unwrap();
+        let mut bytes = encode(&stamp, &continuation).unwrap();
         let id_at = contains(&bytes, b"Wave size?").unwrap() + b"Wave size?".len();
         bytes[id_at] ^= 0xff;
         assert!(
@@ -571,7 +552,7 @@ mod tests {
     fn a_form_id_on_another_method_or_with_params_is_refused() {
         let ask = crate::request::elicit::<Rollout>("Wave size?").into_request();
         let (stamp, continuation) = with_pending(ask);
-        let bytes = encode(&stamp, &continuation, 0).unwrap();
+        let bytes = encode(&stamp, &continuation).unwrap();
         let method_at = contains(&bytes, b"wave\x40").expect("the key, then the method byte") + 4;
         for byte in [
             METHOD_KNOWN_FORM | method_byte(InputMethod::Sampling),

@@ -184,18 +184,15 @@ impl Sealer {
             expires_at: issued_at.saturating_add(inner.ttl_secs),
             binding,
         };
-        // Refuse from the size of what is carried, before any of it is copied, encrypted and
-        // base64-encoded: a 3 MB local must not cost an 8 MB token to find out it is too big.
-        let claims_len = claims::encoded_len(&stamp, continuation).map_err(|reason| {
+        let claims = claims::encode(&stamp, continuation).map_err(|reason| {
             MrtrError::Internal(format!("cannot encode the continuation: {reason}"))
         })?;
-        let token_len = header.len() + base64_len(cipher::min_body_len(inner.mode) + claims_len);
+        // Refused from the claims' size, before they are encrypted and base64-encoded: a 3 MB
+        // local costs one copy of itself to find out it is too big, not an 8 MB token.
+        let token_len = header.len() + base64_len(cipher::min_body_len(inner.mode) + claims.len());
         if token_len > inner.max_bytes {
             return Err(too_large(continuation, token_len, inner.max_bytes));
         }
-        let claims = claims::encode(&stamp, continuation, claims_len).map_err(|reason| {
-            MrtrError::Internal(format!("cannot encode the continuation: {reason}"))
-        })?;
         let body = key.protect(inner.mode, associated.as_bytes(), &claims)?;
         let token = token::assemble(header, &body);
         debug_assert_eq!(
