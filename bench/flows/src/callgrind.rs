@@ -13,6 +13,8 @@
 
 use std::collections::{BTreeMap, HashSet};
 
+use crate::parts;
+
 /// One crate's exclusive costs in a dump.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Cost {
@@ -35,6 +37,22 @@ pub fn code_kib(lines: u64) -> u64 {
 /// segment of its demangled name, `<T as Trait>::f` counted to `T`'s crate); a function with no
 /// path, such as libc's, counts to its object file.
 pub fn by_crate(dump: &str) -> Result<BTreeMap<String, Cost>, String> {
+    costs_by(dump, |name, object| {
+        crate_of(name).unwrap_or_else(|| file_name(object))
+    })
+}
+
+/// The exclusive costs of a dump summed by the part of a round each function is in
+/// ([`crate::parts`]).
+pub fn by_part(dump: &str) -> Result<BTreeMap<String, Cost>, String> {
+    costs_by(dump, |name, _| parts::part_of(name, crate_of(name)))
+}
+
+/// The exclusive costs of a dump summed by `owner(function name, object file)`.
+fn costs_by<F>(dump: &str, owner_of: F) -> Result<BTreeMap<String, Cost>, String>
+where
+    F: for<'a> Fn(&'a str, &'a str) -> &'a str,
+{
     // The columns of `Ir` and `ILmr` among a cost line's values (after its position).
     let mut columns: Option<(Option<usize>, Option<usize>)> = None;
     // Names are compressed: `fn=(7) name` the first time, `fn=(7)` after.
@@ -64,7 +82,7 @@ pub fn by_crate(dump: &str) -> Result<BTreeMap<String, Cost>, String> {
             named(rest, &mut objects);
         } else if let Some(rest) = line.strip_prefix("fn=") {
             let name = named(rest, &mut functions);
-            owner = crate_of(name).unwrap_or_else(|| file_name(object));
+            owner = owner_of(name, object);
         } else if let Some(rest) = line.strip_prefix("cfn=") {
             named(rest, &mut functions);
         } else if line.starts_with("calls=") {
@@ -145,7 +163,7 @@ fn named<'a>(rest: &'a str, names: &mut BTreeMap<&'a str, &'a str>) -> &'a str {
 }
 
 /// The crate a demangled Rust name belongs to, or `None` for a name with no path.
-fn crate_of(name: &str) -> Option<&str> {
+pub fn crate_of(name: &str) -> Option<&str> {
     let name = name.trim_start_matches(['<', '&', '*']);
     let name = name.strip_prefix("dyn ").unwrap_or(name);
     let name = name.strip_prefix("mut ").unwrap_or(name);
@@ -257,6 +275,24 @@ mod tests {
                 code_lines: 2
             }
         );
+    }
+
+    /// The same dump by part: the runtime's functions to their features, a generic instantiated
+    /// for a runtime type to the type's part, the rest together.
+    #[test]
+    fn addressed_dumps_count_the_code_lines_each_part_ran() {
+        let dump = "positions: instr line\nevents: Ir\nob=(1) /bin/server\n\
+             fn=(1) mrtr::seal::claims::encode\n0x1000 10 4\n+0x40 11 2\n\
+             fn=(2) core::ptr::drop_in_place<mrtr::machine::round::Io>\n0x2000 1 3\n\
+             fn=(3) mrtr::seal::Sealer::seal\n0x3000 1 1\n\
+             fn=(4) hyper::proto::h1::role::Server::parse\n0x4000 1 5\n+0x80 2 5\n";
+        let costs = by_part(dump).unwrap();
+        let lines = |part: &str| costs[part].code_lines;
+        assert_eq!(lines("claims"), 2);
+        assert_eq!(lines("round machinery"), 1);
+        assert_eq!(lines("seal and token"), 1);
+        assert_eq!(lines(parts::EVERYTHING_ELSE), 2);
+        assert_eq!(costs[parts::EVERYTHING_ELSE].instructions, 10);
     }
 
     #[test]

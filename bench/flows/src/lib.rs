@@ -10,6 +10,7 @@ pub mod flows;
 pub mod legacy;
 pub mod load;
 pub mod modern;
+pub mod parts;
 pub mod report;
 pub mod server;
 pub mod stacks;

@@ -6,7 +6,7 @@
 //!
 //! ```text
 //! instructions [--flows 90] [--warmup 30] [--dumps DIR] [--cache-sim | --last-level BYTES]
-//!              [--footprint] [--by-crate] [--flow TOOL]..
+//!              [--footprint] [--by-crate] [--by-part] [--flow TOOL]..
 //!              --server 'LABEL=COMMAND ARGS..' ..   (2026-07-28 flows)
 //!              --legacy 'LABEL=COMMAND ARGS..' ..   (legacy sessions)
 //! ```
@@ -34,6 +34,11 @@
 //! code misses with a simulated cache, KiB of code run with `--footprint`), the crates where
 //! the servers differ most first: whether a difference is one server's own code or shared code
 //! (hyper, serde, tokio) fetched again.
+//!
+//! `--by-part` does the same by part of a round (`mrtr_flows::parts`: the AEAD, the claims,
+//! CBOR, the bind digest, the limits, the pre-scan, ... and everything no part names): with
+//! `--footprint`, which feature of the runtime the code a flow runs beyond the hand-written
+//! port is spent on.
 
 use std::collections::BTreeMap;
 use std::process::Command;
@@ -41,6 +46,7 @@ use std::process::Command;
 use mrtr_flows::callgrind::{self, Cost};
 use mrtr_flows::flows::Mix;
 use mrtr_flows::load::{Era, drive_flows};
+use mrtr_flows::parts;
 use mrtr_flows::report::era_name;
 use mrtr_flows::server::{Server, ServerSpec};
 
@@ -55,6 +61,8 @@ struct Options {
     footprint: bool,
     /// Whether to break each server's costs down by crate.
     by_crate: bool,
+    /// Whether to break each server's costs down by part of a round.
+    by_part: bool,
     /// The flows each connection cycles through (`--flow`; all three by default).
     mix: Mix,
     servers: Vec<(ServerSpec, Era)>,
@@ -68,6 +76,7 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Options, String> {
         last_level: None,
         footprint: false,
         by_crate: false,
+        by_part: false,
         mix: Mix::all(),
         servers: Vec::new(),
     };
@@ -83,6 +92,7 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Options, String> {
             "--last-level" => options.last_level = Some(last_level(&value()?)?),
             "--footprint" => options.footprint = true,
             "--by-crate" => options.by_crate = true,
+            "--by-part" => options.by_part = true,
             "--flow" => tools.push(value()?),
             other => {
                 let era = Era::of_flag(other).ok_or(format!("unknown flag {other}"))?;
@@ -214,11 +224,12 @@ fn totals(dump: &str, text: &str) -> Result<Totals, String> {
 }
 
 /// A server's counts per flow: the dump's totals, the code it ran (KiB over the measured
-/// flows, with `--footprint`), and its costs by crate if asked for.
+/// flows, with `--footprint`), and its costs by crate and by part if asked for.
 struct Counted {
     totals: Totals,
     code_kib: Option<u64>,
     by_crate: BTreeMap<String, Cost>,
+    by_part: BTreeMap<String, Cost>,
 }
 
 /// The dump's counts per flow.
@@ -270,16 +281,26 @@ fn counted(dump: &str, options: &Options) -> Result<Counted, String> {
     let code_kib = options
         .footprint
         .then(|| callgrind::code_kib(crates.values().map(|cost| cost.code_lines).sum()));
-    let by_crate = if options.by_crate {
-        let per_flow = |cost: Cost| Cost {
-            instructions: cost.instructions / flows,
-            code_misses: cost.code_misses / flows,
-            code_lines: cost.code_lines,
-        };
-        crates
+    let per_flow = |costs: BTreeMap<String, Cost>| -> BTreeMap<String, Cost> {
+        costs
             .into_iter()
-            .map(|(name, cost)| (name, per_flow(cost)))
+            .map(|(name, cost)| {
+                let cost = Cost {
+                    instructions: cost.instructions / flows,
+                    code_misses: cost.code_misses / flows,
+                    code_lines: cost.code_lines,
+                };
+                (name, cost)
+            })
             .collect()
+    };
+    let by_crate = if options.by_crate {
+        per_flow(crates)
+    } else {
+        BTreeMap::new()
+    };
+    let by_part = if options.by_part {
+        per_flow(callgrind::by_part(&text)?)
     } else {
         BTreeMap::new()
     };
@@ -287,6 +308,7 @@ fn counted(dump: &str, options: &Options) -> Result<Counted, String> {
         totals: totals(dump, &text)?.per_flow(flows),
         code_kib,
         by_crate,
+        by_part,
     })
 }
 
@@ -344,30 +366,58 @@ impl Columns {
     }
 }
 
+type Breakdown<'a> = (&'a str, &'a BTreeMap<String, Cost>);
+
+fn cost_of(costs: &BTreeMap<String, Cost>, name: &str) -> Cost {
+    costs.get(name).copied().unwrap_or_default()
+}
+
 /// One era's servers' costs by crate, the crates where they differ most from the era's first
 /// server first (or, with one server, its largest).
-fn crate_table(servers: &[(&str, &BTreeMap<String, Cost>)], columns: Columns) -> String {
-    let mut crates: Vec<&String> = servers.iter().flat_map(|(_, costs)| costs.keys()).collect();
+fn crate_table(servers: &[Breakdown<'_>], columns: Columns) -> String {
+    let mut crates: Vec<&str> = servers
+        .iter()
+        .flat_map(|(_, costs)| costs.keys().map(String::as_str))
+        .collect();
     crates.sort();
     crates.dedup();
-    let of = |costs: &BTreeMap<String, Cost>, name: &String| {
-        costs.get(name).copied().unwrap_or_default()
-    };
     let first = servers[0].1;
-    let rank = |name: &&String| {
-        let reference = columns.weight(of(first, name));
+    let rank = |name: &str| {
+        let reference = columns.weight(cost_of(first, name));
         match servers {
             [_] => reference,
             _ => servers
                 .iter()
-                .map(|(_, costs)| columns.weight(of(costs, name)).abs_diff(reference))
+                .map(|(_, costs)| columns.weight(cost_of(costs, name)).abs_diff(reference))
                 .max()
                 .unwrap_or(0),
         }
     };
     crates.sort_by_key(|name| std::cmp::Reverse(rank(name)));
+    crates.truncate(CRATE_ROWS);
+    breakdown_table("crate", &crates, servers, columns)
+}
+
+/// One era's servers' costs by part of a round, in the parts' order, then everything else.
+fn part_table(servers: &[Breakdown<'_>], columns: Columns) -> String {
+    let parts: Vec<&str> = parts::PARTS
+        .iter()
+        .map(|(part, _)| *part)
+        .chain([parts::EVERYTHING_ELSE])
+        .filter(|part| servers.iter().any(|(_, costs)| costs.contains_key(*part)))
+        .collect();
+    breakdown_table("part", &parts, servers, columns)
+}
+
+/// A row per name, a column per server and figure.
+fn breakdown_table(
+    heading: &str,
+    names: &[&str],
+    servers: &[Breakdown<'_>],
+    columns: Columns,
+) -> String {
     let headers = columns.headers();
-    let mut table = String::from("| crate |");
+    let mut table = format!("| {heading} |");
     for (label, _) in servers {
         for header in &headers {
             table.push_str(&format!(" {label}: {header} |"));
@@ -376,10 +426,10 @@ fn crate_table(servers: &[(&str, &BTreeMap<String, Cost>)], columns: Columns) ->
     table.push_str("\n|---|");
     table.push_str(&"---|".repeat(servers.len() * headers.len()));
     table.push('\n');
-    for name in crates.into_iter().take(CRATE_ROWS) {
+    for name in names {
         table.push_str(&format!("| {name} |"));
         for (_, costs) in servers {
-            for value in columns.values(of(costs, name)) {
+            for value in columns.values(cost_of(costs, name)) {
                 table.push_str(&format!(" {value} |"));
             }
         }
@@ -430,7 +480,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             instructions: per_flow,
             last_level_misses: misses,
         } = counted.totals;
-        breakdowns.push((spec.label.as_str(), *era, counted.by_crate));
+        breakdowns.push((spec.label.as_str(), *era, counted.by_crate, counted.by_part));
         let reference = match first.iter().find(|(e, _)| e == era) {
             Some((_, reference)) => *reference,
             None => {
@@ -452,17 +502,29 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             reference as f64 / per_flow as f64
         );
     }
-    if options.by_crate {
-        for era in [Era::Modern, Era::Legacy] {
-            let servers: Vec<_> = breakdowns
+    for era in [Era::Modern, Era::Legacy] {
+        let of_era: Vec<_> = breakdowns
+            .iter()
+            .filter(|(_, of_era, _, _)| *of_era == era)
+            .collect();
+        if of_era.is_empty() {
+            continue;
+        }
+        if options.by_crate {
+            let servers: Vec<Breakdown<'_>> = of_era
                 .iter()
-                .filter(|(_, of_era, _)| *of_era == era)
-                .map(|(label, _, costs)| (*label, costs))
+                .map(|(label, _, crates, _)| (*label, crates))
                 .collect();
-            if !servers.is_empty() {
-                println!("\nper flow by crate, {}:\n", era_name(era));
-                print!("{}", crate_table(&servers, Columns::of(&options)));
-            }
+            println!("\nper flow by crate, {}:\n", era_name(era));
+            print!("{}", crate_table(&servers, Columns::of(&options)));
+        }
+        if options.by_part {
+            let servers: Vec<Breakdown<'_>> = of_era
+                .iter()
+                .map(|(label, _, _, parts)| (*label, parts))
+                .collect();
+            println!("\nper flow by part of a round, {}:\n", era_name(era));
+            print!("{}", part_table(&servers, Columns::of(&options)));
         }
     }
     Ok(())
