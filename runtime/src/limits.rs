@@ -68,12 +68,7 @@ impl Limits {
 /// bookkeeping came to three times the code). The recursion is bounded: it stops at
 /// `max_depth`, and never follows a value deeper than [`DEEPEST`], whatever the setting.
 fn measure(responses: &BTreeMap<String, Value>, max_depth: usize) -> Option<usize> {
-    let max_depth = max_depth.min(DEEPEST);
-    let mut bytes = container_len(responses.len()) + keys_len(responses.keys());
-    for value in responses.values() {
-        bytes += value_len(value, max_depth)?;
-    }
-    Some(bytes)
+    object_len(responses.iter(), responses.len(), max_depth.min(DEEPEST))
 }
 
 /// The deepest value `measure` follows (so the deepest a limit can allow): serde_json refuses
@@ -82,32 +77,38 @@ pub(crate) const DEEPEST: usize = 256;
 
 /// One value's length; `None` if it nests deeper than `levels` more levels.
 fn value_len(value: &Value, levels: usize) -> Option<usize> {
-    let (items, open): (&mut dyn Iterator<Item = &Value>, usize) = match value {
-        Value::Null | Value::Bool(true) => return Some(4),
-        Value::Bool(false) => return Some(5),
-        Value::Number(number) => return Some(number_len(number)),
-        Value::String(text) => return Some(string_len(text)),
-        Value::Array(items) => (&mut items.iter(), container_len(items.len())),
-        Value::Object(entries) => (
-            &mut entries.values(),
-            container_len(entries.len()) + keys_len(entries.keys()),
-        ),
-    };
-    let inner = levels.checked_sub(1)?;
-    let mut len = open;
-    for item in items {
-        len += value_len(item, inner)?;
+    match value {
+        Value::Null | Value::Bool(true) => Some(4),
+        Value::Bool(false) => Some(5),
+        Value::Number(number) => Some(number_len(number)),
+        Value::String(text) => Some(string_len(text)),
+        Value::Array(items) => {
+            let inner = levels.checked_sub(1)?;
+            items
+                .iter()
+                .try_fold(container_len(items.len()), |len, item| {
+                    Some(len + value_len(item, inner)?)
+                })
+        }
+        Value::Object(entries) => object_len(entries.iter(), entries.len(), levels.checked_sub(1)?),
     }
-    Some(len)
+}
+
+/// An object's length, its `count` entries walked once (each key with its colon, then its
+/// value `inner` levels deep at most): one walk of the map's nodes, not one for the keys and
+/// another for the values.
+fn object_len<'a>(
+    mut entries: impl Iterator<Item = (&'a String, &'a Value)>,
+    count: usize,
+    inner: usize,
+) -> Option<usize> {
+    entries.try_fold(container_len(count), |len, (key, value)| {
+        Some(len + string_len(key) + 1 + value_len(value, inner)?)
+    })
 }
 
 fn container_len(items: usize) -> usize {
     2 + items.saturating_sub(1)
-}
-
-/// The keys of a map, each with its colon.
-fn keys_len<'a>(keys: impl Iterator<Item = &'a String>) -> usize {
-    keys.map(|key| string_len(key) + 1).sum()
 }
 
 /// A JSON string as `serde_json` escapes it: quotes, backslash and the five short escapes take
