@@ -103,14 +103,15 @@ pub fn part_of(name: &str, krate: Option<&str>) -> &'static str {
         .map_or(EVERYTHING_ELSE, |(part, _)| part)
 }
 
-/// Whether `path` occurs in `name` where a path starts: at the beginning, or after a character
-/// that cannot continue one (`<`, `&`, a space, ...).
+/// Whether `path` occurs in `name` as whole segments where a path starts: at the beginning or
+/// after a character that cannot continue one (`<`, `&`, a space, ...), and not followed by more
+/// of its last segment (`mrtr::seal` is not `mrtr::sealing`).
 fn starts_a_path_in(name: &str, path: &str) -> bool {
+    let continues = |c: char| c.is_alphanumeric() || c == '_';
     name.match_indices(path).any(|(at, _)| {
-        name[..at]
-            .chars()
-            .next_back()
-            .is_none_or(|before| !(before.is_alphanumeric() || before == '_' || before == ':'))
+        let before = name[..at].chars().next_back();
+        let after = name[at + path.len()..].chars().next();
+        before.is_none_or(|c| !(continues(c) || c == ':')) && after.is_none_or(|c| !continues(c))
     })
 }
 
@@ -179,5 +180,6 @@ mod tests {
             EVERYTHING_ELSE
         );
         assert_eq!(part("memcpy"), EVERYTHING_ELSE);
+        assert_eq!(part("mrtr::sealing::f"), EVERYTHING_ELSE);
     }
 }
