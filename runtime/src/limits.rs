@@ -107,6 +107,7 @@ fn object_len<'a>(
     })
 }
 
+/// Brackets and the commas between `items` items.
 fn container_len(items: usize) -> usize {
     2 + items.saturating_sub(1)
 }

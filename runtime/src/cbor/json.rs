@@ -25,9 +25,9 @@ pub(crate) const MAX_DEPTH: usize = 128;
 /// Appends `value`.
 pub(crate) fn write(out: &mut Vec<u8>, value: &Value) {
     match value {
-        Value::Null => out.extend_from_slice(&[NULL]),
-        Value::Bool(false) => out.extend_from_slice(&[FALSE]),
-        Value::Bool(true) => out.extend_from_slice(&[TRUE]),
+        Value::Null => out.push(NULL),
+        Value::Bool(false) => out.push(FALSE),
+        Value::Bool(true) => out.push(TRUE),
         Value::Number(number) => write_number(out, number),
         Value::String(text) => write_text(out, text),
         Value::Array(items) => {

@@ -480,7 +480,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             instructions: per_flow,
             last_level_misses: misses,
         } = counted.totals;
-        breakdowns.push((spec.label.as_str(), *era, counted.by_crate, counted.by_part));
+        breakdowns.push((
+            spec.label.as_str(),
+            *era,
+            [counted.by_crate, counted.by_part],
+        ));
         let reference = match first.iter().find(|(e, _)| e == era) {
             Some((_, reference)) => *reference,
             None => {
@@ -502,29 +506,23 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             reference as f64 / per_flow as f64
         );
     }
+    // Each breakdown asked for, by the index of its costs in a server's `[by crate, by part]`.
+    type Table = fn(&[Breakdown<'_>], Columns) -> String;
+    let tables: [(bool, &str, Table); 2] = [
+        (options.by_crate, "crate", crate_table),
+        (options.by_part, "part of a round", part_table),
+    ];
     for era in [Era::Modern, Era::Legacy] {
-        let of_era: Vec<_> = breakdowns
-            .iter()
-            .filter(|(_, of_era, _, _)| *of_era == era)
-            .collect();
-        if of_era.is_empty() {
-            continue;
-        }
-        if options.by_crate {
-            let servers: Vec<Breakdown<'_>> = of_era
+        for (index, (wanted, by, table)) in tables.iter().enumerate() {
+            let servers: Vec<Breakdown<'_>> = breakdowns
                 .iter()
-                .map(|(label, _, crates, _)| (*label, crates))
+                .filter(|(_, of_era, _)| *of_era == era)
+                .map(|(label, _, costs)| (*label, &costs[index]))
                 .collect();
-            println!("\nper flow by crate, {}:\n", era_name(era));
-            print!("{}", crate_table(&servers, Columns::of(&options)));
-        }
-        if options.by_part {
-            let servers: Vec<Breakdown<'_>> = of_era
-                .iter()
-                .map(|(label, _, _, parts)| (*label, parts))
-                .collect();
-            println!("\nper flow by part of a round, {}:\n", era_name(era));
-            print!("{}", part_table(&servers, Columns::of(&options)));
+            if *wanted && !servers.is_empty() {
+                println!("\nper flow by {by}, {}:\n", era_name(era));
+                print!("{}", table(&servers, Columns::of(&options)));
+            }
         }
     }
     Ok(())
