@@ -3,20 +3,25 @@
 //! Each configured secret is expanded with HKDF-SHA256 into independent subkeys, one per
 //! purpose, so the AEAD key, the HMAC key and the keys of the two keyed hashes never meet.
 
-use chacha20::XChaCha20;
+use std::sync::OnceLock;
+
 use chacha20::cipher::{KeyIvInit, StreamCipher, StreamCipherSeek};
+use chacha20::{R20, XChaCha20, hchacha};
 use chacha20poly1305::aead::{AeadInOut, KeyInit};
-use chacha20poly1305::{Tag, XChaCha20Poly1305, XNonce};
+use chacha20poly1305::{ChaCha20Poly1305, Nonce, Tag, XChaCha20Poly1305, XNonce};
 use hkdf::Hkdf;
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
-use zeroize::Zeroizing;
+use zeroize::{Zeroize, Zeroizing};
 
 use crate::error::MrtrError;
 use crate::seal::keyring::StateKey;
 use crate::seal::mode::StateMode;
 
 pub(crate) const NONCE_LEN: usize = 24;
+/// The part of a nonce that XChaCha20 turns into a subkey (HChaCha20); the rest is the nonce of
+/// ChaCha20-Poly1305 under that subkey.
+const SUBKEY_NONCE_LEN: usize = 16;
 pub(crate) const AEAD_TAG_LEN: usize = 16;
 /// Sign-only tokens carry a random id in place of a nonce, so two identical continuations
 /// sealed in the same second still get distinct tokens (and distinct idempotency keys).
@@ -33,6 +38,11 @@ type HmacSha256 = Hmac<Sha256>;
 /// Everything derived from one [`StateKey`].
 pub(crate) struct KeyMaterial {
     aead: XChaCha20Poly1305,
+    /// The same AEAD for the nonces this process draws, all of which start with its prefix
+    /// ([`fill_random`]): XChaCha20-Poly1305 is ChaCha20-Poly1305 under the subkey HChaCha20
+    /// derives from a nonce's first 16 bytes, so that subkey is derived once per process here
+    /// instead of once per seal and open. Same tokens, byte for byte.
+    own: OnceLock<ChaCha20Poly1305>,
     /// The AEAD's key again, for [`KeyMaterial::peek`] (the AEAD does not lend it out).
     aead_key: Zeroizing<[u8; 32]>,
     sign: Zeroizing<[u8; 32]>,
@@ -52,6 +62,7 @@ impl KeyMaterial {
         let aead_key = expand(b"xchacha20poly1305");
         KeyMaterial {
             aead: XChaCha20Poly1305::new(&(*aead_key).into()),
+            own: OnceLock::new(),
             aead_key,
             sign: expand(b"hmac-sha256"),
             principal: expand(b"principal"),
@@ -72,10 +83,10 @@ impl KeyMaterial {
                 fill_random(&mut body)?;
                 body.extend_from_slice(claims);
                 let (nonce, message) = body.split_at_mut(NONCE_LEN);
-                let nonce = XNonce::try_from(&*nonce).map_err(|_| internal("nonce length"))?;
+                let (prefix, counter) = nonce.split_at(SUBKEY_NONCE_LEN);
                 let tag = self
-                    .aead
-                    .encrypt_inout_detached(&nonce, header, message.into())
+                    .own(prefix_array(prefix))
+                    .encrypt_inout_detached(&subkey_nonce(counter), header, message.into())
                     .map_err(|_| internal("XChaCha20-Poly1305 refused the continuation"))?;
                 body.extend_from_slice(&tag);
                 Ok(body)
@@ -120,9 +131,23 @@ impl KeyMaterial {
                 };
                 // Poly1305 verification inside the crate compares tags in constant time, and
                 // decrypts only once the tag verified.
-                self.aead
-                    .decrypt_inout_detached(&nonce, associated, message.into(), &tag)
-                    .is_ok()
+                let (prefix, counter) = nonce.split_at(SUBKEY_NONCE_LEN);
+                match process_prefix() {
+                    Ok(own) if own[..SUBKEY_NONCE_LEN] == *prefix => self
+                        .own(own)
+                        .decrypt_inout_detached(
+                            &subkey_nonce(counter),
+                            associated,
+                            message.into(),
+                            &tag,
+                        )
+                        .is_ok(),
+                    // Sealed by another process (or instance): the subkey is derived here.
+                    _ => self
+                        .aead
+                        .decrypt_inout_detached(&nonce, associated, message.into(), &tag)
+                        .is_ok(),
+                }
             }
             StateMode::Hmac => {
                 let (signed, tag) = body.split_at(body.len() - HMAC_TAG_LEN);
@@ -169,9 +194,33 @@ impl KeyMaterial {
         short(self.mac(&self.principal).chain_update(subject.as_bytes()))
     }
 
+    /// The AEAD under the subkey of nonces starting with `prefix`, this process's own.
+    fn own(&self, prefix: &[u8; SUBKEY_NONCE_LEN]) -> &ChaCha20Poly1305 {
+        self.own.get_or_init(|| {
+            let mut subkey = hchacha::<R20>(&(*self.aead_key).into(), &(*prefix).into());
+            let own = ChaCha20Poly1305::new(&subkey);
+            subkey.zeroize();
+            own
+        })
+    }
+
     fn mac(&self, key: &[u8; 32]) -> HmacSha256 {
         <HmacSha256 as KeyInit>::new_from_slice(key).expect("HMAC accepts 32-byte keys")
     }
+}
+
+/// ChaCha20-Poly1305's nonce under an HChaCha20 subkey: four zero bytes, then the last eight
+/// bytes of the 24-byte nonce (draft-irtf-cfrg-xchacha, as XChaCha20 builds it).
+fn subkey_nonce(counter: &[u8]) -> Nonce {
+    let mut nonce = Nonce::default();
+    nonce[4..].copy_from_slice(counter);
+    nonce
+}
+
+fn prefix_array(prefix: &[u8]) -> &[u8; SUBKEY_NONCE_LEN] {
+    prefix
+        .try_into()
+        .expect("a nonce splits into a 16-byte prefix and the rest")
 }
 
 fn token_id(tag: &[u8]) -> [u8; SHORT_HASH_LEN] {
@@ -210,26 +259,30 @@ fn short(mac: HmacSha256) -> [u8; SHORT_HASH_LEN] {
 /// a measurable share of sealing a small token. Fewer than 24 bytes (a 16-byte token id) take the
 /// prefix's first half.
 fn fill_random(bytes: &mut [u8]) -> Result<(), MrtrError> {
-    use std::sync::OnceLock;
     use std::sync::atomic::{AtomicU64, Ordering};
 
-    static PREFIX: OnceLock<Result<[u8; 16], String>> = OnceLock::new();
     static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let prefix = PREFIX.get_or_init(|| {
-        let mut prefix = [0u8; 16];
-        getrandom::fill(&mut prefix)
-            .map(|()| prefix)
-            .map_err(|e| format!("the OS random generator failed: {e}"))
-    });
-    let prefix = prefix
-        .as_ref()
-        .map_err(|e| MrtrError::Internal(e.clone()))?;
+    let prefix = process_prefix()?;
     let count = COUNTER.fetch_add(1, Ordering::Relaxed).to_be_bytes();
     let split = bytes.len().saturating_sub(count.len());
     let (head, tail) = bytes.split_at_mut(split);
     head.copy_from_slice(&prefix[..head.len()]);
     tail.copy_from_slice(&count[count.len() - tail.len()..]);
     Ok(())
+}
+
+/// The 128 random bits every nonce and token id of this process starts with, drawn once.
+fn process_prefix() -> Result<&'static [u8; 16], MrtrError> {
+    static PREFIX: OnceLock<Result<[u8; 16], String>> = OnceLock::new();
+    PREFIX
+        .get_or_init(|| {
+            let mut prefix = [0u8; 16];
+            getrandom::fill(&mut prefix)
+                .map(|()| prefix)
+                .map_err(|e| format!("the OS random generator failed: {e}"))
+        })
+        .as_ref()
+        .map_err(|e| MrtrError::Internal(e.clone()))
 }
 
 fn internal(what: &str) -> MrtrError {
@@ -239,6 +292,68 @@ fn internal(what: &str) -> MrtrError {
 #[cfg(test)]
 mod nonce_tests {
     use super::*;
+
+    fn material() -> KeyMaterial {
+        KeyMaterial::derive(&StateKey::new("k1", vec![7u8; 32]).unwrap())
+    }
+
+    /// The XChaCha20-Poly1305 body of `claims` under `nonce`, as the AEAD crate builds it.
+    fn reference(
+        key: &KeyMaterial,
+        nonce: &[u8; NONCE_LEN],
+        header: &[u8],
+        claims: &[u8],
+    ) -> Vec<u8> {
+        let mut message = claims.to_vec();
+        let tag = key
+            .aead
+            .encrypt_inout_detached(&XNonce::from(*nonce), header, message.as_mut_slice().into())
+            .unwrap();
+        [&nonce[..], &message, &tag].concat()
+    }
+
+    #[test]
+    fn the_cached_subkey_seals_what_xchacha20_poly1305_seals() {
+        let key = material();
+        for claims in [&b""[..], b"x", &[0xa5; 300]] {
+            let body = key.protect(StateMode::Aead, b"x2.k1.", claims).unwrap();
+            let nonce: [u8; NONCE_LEN] = body[..NONCE_LEN].try_into().unwrap();
+            assert_eq!(body, reference(&key, &nonce, b"x2.k1.", claims));
+            let (opened, _) = key.unprotect(StateMode::Aead, b"x2.k1.", body).unwrap();
+            assert_eq!(opened, claims);
+        }
+    }
+
+    #[test]
+    fn a_body_from_another_process_opens_and_a_tampered_one_does_not() {
+        let key = material();
+        let mut foreign = [9u8; NONCE_LEN];
+        foreign[..SUBKEY_NONCE_LEN].copy_from_slice(&[0x42; SUBKEY_NONCE_LEN]);
+        let body = reference(&key, &foreign, b"h", b"claims");
+        let (opened, _) = key.unprotect(StateMode::Aead, b"h", body.clone()).unwrap();
+        assert_eq!(opened, b"claims");
+        for at in [0, SUBKEY_NONCE_LEN, NONCE_LEN, body.len() - 1] {
+            let mut tampered = body.clone();
+            tampered[at] ^= 1;
+            assert!(
+                key.unprotect(StateMode::Aead, b"h", tampered).is_err(),
+                "byte {at}"
+            );
+        }
+        let own = key.protect(StateMode::Aead, b"h", b"claims").unwrap();
+        assert!(
+            key.unprotect(StateMode::Aead, b"other header", own.clone())
+                .is_err()
+        );
+        for at in [0, SUBKEY_NONCE_LEN, NONCE_LEN, own.len() - 1] {
+            let mut tampered = own.clone();
+            tampered[at] ^= 1;
+            assert!(
+                key.unprotect(StateMode::Aead, b"h", tampered).is_err(),
+                "byte {at}"
+            );
+        }
+    }
 
     #[test]
     fn nonces_never_repeat_within_a_process_and_share_the_random_prefix() {
