@@ -13,8 +13,9 @@
 //! resolve the ids of the old one, and refuses the continuation (-32602) instead of checking an
 //! answer against a form the user was never shown.
 
+use std::cell::RefCell;
 use std::collections::HashMap;
-use std::sync::{LazyLock, OnceLock, RwLock};
+use std::sync::OnceLock;
 
 use rmcp::model::ElicitationSchema;
 use serde::Deserialize;
@@ -22,7 +23,6 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 use crate::cbor;
-use crate::unpoisoned;
 
 /// One derived form, as `#[derive(Elicit)]` submits it.
 #[doc(hidden)]
@@ -48,15 +48,22 @@ impl KnownForm {
     /// found by content on first use, then remembered by the function's address, so that the
     /// derive emits one call and no state of its own per type.
     pub fn of(schema: fn() -> Value) -> Option<&'static KnownForm> {
-        static SEEN: LazyLock<RwLock<HashMap<usize, Option<&'static KnownForm>>>> =
-            LazyLock::new(Default::default);
-        let address = schema as usize;
-        if let Some(found) = unpoisoned::read(&SEEN).get(&address) {
-            return *found;
+        // Per thread, so that asking (every round that asks a form) touches no lock shared by
+        // the runtime's workers; each thread finds a form once. A server has a handful of form
+        // types: a short list beats hashing.
+        thread_local! {
+            static SEEN: RefCell<Vec<(usize, Option<&'static KnownForm>)>> =
+                const { RefCell::new(Vec::new()) };
         }
-        let found = Self::find(&schema());
-        unpoisoned::write(&SEEN).insert(address, found);
-        found
+        let address = schema as usize;
+        SEEN.with_borrow_mut(|seen| {
+            if let Some((_, found)) = seen.iter().find(|(seen, _)| *seen == address) {
+                return *found;
+            }
+            let found = Self::find(&schema());
+            seen.push((address, found));
+            found
+        })
     }
 
     /// The registered form equal to `schema`, if any.
