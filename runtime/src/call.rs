@@ -18,6 +18,7 @@ use crate::capability::ClientCaps;
 use crate::era::Era;
 use crate::error::MrtrError;
 use crate::lease::{Delivery, Lease};
+use crate::limits::RawBounds;
 use crate::machine::{Handler, Io, Opening};
 use crate::replay::{Claim, ReplayGuard};
 use crate::runtime::Runtime;
@@ -296,7 +297,9 @@ impl Request {
             .with_context(context))));
         }
         let incoming = self.input_responses.unwrap_or_default();
-        runtime.limits.check(&incoming)?;
+        runtime
+            .limits
+            .check_within(&incoming, raw_bounds(&context))?;
         let binding = Binding {
             bind: bind_digest(self.method, &self.target, self.arguments.as_ref()),
             principal: principal_of(&context),
@@ -398,6 +401,25 @@ fn delivery_of(context: &RequestContext<RoleServer>) -> Option<Delivery> {
         .get::<http::request::Parts>()
         .and_then(|parts| parts.extensions.get::<Delivery>())
         .cloned()
+}
+
+/// What the pre-scan counted in the HTTP body this request came in (`PrescanLayer`), if it
+/// read it: enough, within the limits, to skip walking the decoded `inputResponses`.
+fn raw_bounds(context: &RequestContext<RoleServer>) -> Option<RawBounds> {
+    #[cfg(feature = "http")]
+    {
+        context
+            .extensions
+            .get::<http::request::Parts>()?
+            .extensions
+            .get::<crate::prescan::ScannedBody>()?
+            .bounds()
+    }
+    #[cfg(not(feature = "http"))]
+    {
+        let _ = context;
+        None
+    }
 }
 
 fn principal_of(context: &RequestContext<RoleServer>) -> Option<String> {

@@ -47,6 +47,28 @@ impl Limits {
         }
     }
 
+    /// [`Limits::check`], unless `raw` (what the pre-scan counted in the body the responses
+    /// were decoded from) already proves the depth and size limits hold: then only the key
+    /// count is checked, and the walk over every value is skipped.
+    pub(crate) fn check_within(
+        &self,
+        responses: &BTreeMap<String, Value>,
+        raw: Option<RawBounds>,
+    ) -> Result<(), MrtrError> {
+        match raw {
+            Some(raw) if self.admit(raw) => self.check_keys(responses.len()),
+            _ => self.check(responses),
+        }
+    }
+
+    /// Whether every `inputResponses` decoded from a body with these bounds passes the depth
+    /// and size limits. A value nests no deeper than the brackets opened in the body, and its
+    /// compact JSON is at most [`MAX_GROWTH`] times the body's bytes.
+    fn admit(&self, raw: RawBounds) -> bool {
+        raw.openings <= self.max_depth.min(DEEPEST)
+            && raw.bytes.saturating_mul(MAX_GROWTH) <= self.max_bytes
+    }
+
     /// The key limit alone, from a count: the pre-scan counts the keys of `inputResponses`
     /// without decoding them.
     pub(crate) fn check_keys(&self, keys: usize) -> Result<(), MrtrError> {
@@ -59,6 +81,22 @@ impl Limits {
         Ok(())
     }
 }
+
+/// What the pre-scan counts in a raw JSON body (`prescan`, Streamable HTTP): its opening
+/// brackets (`{` and `[`, in strings too) and its bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct RawBounds {
+    pub(crate) openings: usize,
+    pub(crate) bytes: usize,
+}
+
+/// How much longer than its source text a decoded value can serialize. Strings never grow
+/// (`serde_json` writes a character raw unless JSON requires it escaped, and the source had to
+/// escape it the same way or longer), nor do integers, literals or structure (whitespace only
+/// shrinks). A float can: the shortest float literals have three characters (`1e9`, `0.5`,
+/// `-.` is not JSON) and `serde_json` writes any `f64` in at most 24 (`1e9` becomes
+/// `1000000000.0`), and an integer past `u64`, which becomes one, has at least twenty digits.
+const MAX_GROWTH: usize = 8;
 
 /// The length of `responses` serialized as compact JSON, or `None` if a value is nested deeper
 /// than `max_depth`, counted without writing it.
@@ -211,6 +249,82 @@ mod tests {
                 prop_assert_eq!(measure(&responses, deepest - 1), None);
             }
         }
+
+        /// Whatever the bounds of a body admit passes the full check, for responses sent compact
+        /// or with whitespace and limits around the body's own size and depth (the float
+        /// literals that grow most are the unit test below).
+        #[test]
+        fn what_the_raw_bounds_admit_passes_the_walk(
+            responses in prop::collection::btree_map("[a-z\"\t]{1,8}", json_value(), 0..5),
+            pretty in any::<bool>(),
+            max_depth in 0usize..10,
+            growth in 1usize..10,
+        ) {
+            let text = if pretty {
+                serde_json::to_vec_pretty(&responses).unwrap()
+            } else {
+                serde_json::to_vec(&responses).unwrap()
+            };
+            let raw = raw_bounds(&text);
+            let limits = Limits { max_keys: usize::MAX, max_depth, max_bytes: raw.bytes * growth };
+            if limits.admit(raw) {
+                prop_assert!(limits.check(&responses).is_ok());
+            }
+            prop_assert_eq!(
+                limits.check_within(&responses, Some(raw)).is_ok(),
+                limits.check(&responses).is_ok() || limits.admit(raw)
+            );
+        }
+    }
+
+    /// What the pre-scan counts, byte by byte.
+    fn raw_bounds(text: &[u8]) -> RawBounds {
+        RawBounds {
+            openings: text
+                .iter()
+                .filter(|byte| matches!(byte, b'{' | b'['))
+                .count(),
+            bytes: text.len(),
+        }
+    }
+
+    /// The growth bound at its tightest: three-character float literals written back at four
+    /// times their length, and an integer past `u64` written back as a float.
+    #[test]
+    fn floats_written_back_longer_stay_within_the_growth_bound() {
+        for (literal, written) in [("1e9", "1000000000.0"), ("9e15", "9000000000000000.0")] {
+            let responses: BTreeMap<String, Value> =
+                serde_json::from_str(&format!(r#"{{"a":[{literal},{literal}]}}"#)).unwrap();
+            assert_eq!(
+                measure(&responses, DEEPEST),
+                Some(r#"{"a":[]}"#.len() + 2 * written.len() + 1)
+            );
+            let text = format!(r#"{{"a":[{literal},{literal}]}}"#);
+            let raw = raw_bounds(text.as_bytes());
+            let limits = Limits {
+                max_keys: 1,
+                max_depth: 2,
+                max_bytes: raw.bytes * MAX_GROWTH,
+            };
+            assert!(limits.admit(raw) && limits.check(&responses).is_ok());
+        }
+        let huge: Value = serde_json::from_str("18446744073709551616").unwrap();
+        assert!(serde_json::to_string(&huge).unwrap().len() <= 20 * MAX_GROWTH);
+        // A body that nests deeper than the limit, or is larger than the limit over the
+        // growth, is not admitted: the walk decides.
+        let limits = Limits::default();
+        assert!(!limits.admit(RawBounds {
+            openings: 33,
+            bytes: 10
+        }));
+        assert!(!limits.admit(RawBounds {
+            openings: 1,
+            bytes: (1 << 20) / MAX_GROWTH + 1
+        }));
+        assert!(limits.admit(RawBounds {
+            openings: 32,
+            bytes: (1 << 20) / MAX_GROWTH
+        }));
     }
 
     #[test]

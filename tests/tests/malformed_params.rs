@@ -407,6 +407,44 @@ async fn input_responses_over_the_key_limit_are_refused_by_the_pre_scan_over_str
     );
 }
 
+/// Behind the pre-scan, a body whose brackets and bytes prove every `inputResponses` within the
+/// depth and size limits skips the walk over them; these are not within the limits, so the walk
+/// still refuses them, with the runtime's own messages. A response well within them passes.
+#[tokio::test]
+async fn input_responses_past_the_depth_or_size_limit_are_refused_behind_the_pre_scan() {
+    support::install_runtime("deploy-service");
+    let http = start_http().await;
+    let nested = |levels: usize| (0..levels).fold(json!("x"), |inner, _| json!([inner]));
+    let cases = [
+        (
+            json!({ "a": nested(33) }),
+            Some("nested deeper than 32 levels"),
+        ),
+        (
+            json!({ "a": "x".repeat(1 << 20) }),
+            Some("larger than 1048576 bytes"),
+        ),
+        (json!({ "a": nested(20) }), None),
+        (json!({ "a": "x".repeat(100_000) }), None),
+    ];
+    for (responses, refused) in cases {
+        let mut params = valid("tools/call");
+        params["inputResponses"] = responses;
+        let (status, reply) = http.modern("tools/call", params).await;
+        assert_eq!(status, 200, "{reply}");
+        assert_eq!(reply["id"], 7, "{reply}");
+        match refused {
+            Some(words) => {
+                assert_eq!(reply["error"]["code"], -32602, "{reply}");
+                let message = reply["error"]["message"].as_str().unwrap_or_default();
+                assert!(message.contains(words), "{message}");
+            }
+            // Past the limits check, the call runs and answers (this client declares no form).
+            None => assert_eq!(reply["result"]["resultType"], "complete", "{reply}"),
+        }
+    }
+}
+
 /// The pre-scan answers only requests rmcp would have read: its checks of the headers (DNS
 /// rebinding, `Accept`) and of the body size come first.
 #[tokio::test]

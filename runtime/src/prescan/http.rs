@@ -15,7 +15,7 @@
 
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::task::{Context, Poll, ready};
 
 use bytes::{Bytes, BytesMut};
@@ -24,6 +24,7 @@ use http_body::{Body, Frame, SizeHint};
 use http_body_util::{Either, Full};
 
 use super::Prescan;
+use crate::limits::RawBounds;
 use crate::unpoisoned;
 
 /// rmcp's default `StreamableHttpServerConfig::max_request_body_bytes`.
@@ -110,12 +111,9 @@ where
                 scan: None,
             };
         }
-        let scan = Arc::new(Scan {
-            prescan: self.prescan.clone(),
-            max_body_bytes: self.max_body_bytes,
-            finding: Mutex::new(Finding::Nothing),
-        });
-        let request = request.map(|body| PrescannedBody::scanning(body, scan.clone()));
+        let scan = Scan::new(self.prescan.clone(), self.max_body_bytes);
+        let mut request = request.map(|body| PrescannedBody::scanning(body, scan.clone()));
+        request.extensions_mut().insert(ScannedBody(scan.clone()));
         PrescanFuture {
             inner: self.inner.call(request),
             scan: Some(scan),
@@ -129,6 +127,20 @@ struct Scan {
     prescan: Prescan,
     max_body_bytes: usize,
     finding: Mutex<Finding>,
+    /// What the pass over a body rmcp may read first counted; set before rmcp reads it.
+    bounds: OnceLock<RawBounds>,
+}
+
+/// The scan of the body a request came in, in its HTTP extensions (which rmcp hands to the
+/// handler with the request's `Parts`): once the body has been read, what it counted lets the
+/// round skip the walk that checks the decoded `inputResponses` against the limits.
+#[derive(Clone, Debug)]
+pub(crate) struct ScannedBody(Arc<Scan>);
+
+impl ScannedBody {
+    pub(crate) fn bounds(&self) -> Option<RawBounds> {
+        self.0.bounds.get().copied()
+    }
 }
 
 #[derive(Debug)]
@@ -144,12 +156,22 @@ enum Finding {
 }
 
 impl Scan {
+    fn new(prescan: Prescan, max_body_bytes: usize) -> Arc<Self> {
+        Arc::new(Scan {
+            prescan,
+            max_body_bytes,
+            finding: Mutex::new(Finding::Nothing),
+            bounds: OnceLock::new(),
+        })
+    }
+
     /// What rmcp reads of the whole body `bytes`: it, or the stand-in for one the scan refuses.
     /// A body rmcp may read first is scanned only if rmcp cannot decode it (its 415): rmcp
     /// decodes every body anyway, and almost every body decodes. Fields that decode but do not
     /// fit rmcp's model reach `StrictParams` as a custom request, which answers the same -32602.
     fn decide(&self, bytes: Bytes) -> Bytes {
-        if self.prescan.rmcp_may_read_first(&bytes) {
+        if let Some(bounds) = self.prescan.rmcp_may_read_first(&bytes) {
+            let _ = self.bounds.set(bounds);
             *self.lock() = Finding::Unscanned(bytes.clone());
             return bytes;
         }
@@ -459,6 +481,8 @@ impl<B: Body> std::fmt::Debug for PrescannedBody<B> {
 mod tests {
     use std::collections::VecDeque;
 
+    use tower_service::Service;
+
     use super::*;
 
     /// A body that yields the given frames (data, or an error for `None`) one poll at a time.
@@ -485,11 +509,7 @@ mod tests {
     }
 
     fn scan(max_body_bytes: usize) -> Arc<Scan> {
-        Arc::new(Scan {
-            prescan: Prescan::default(),
-            max_body_bytes,
-            finding: Mutex::new(Finding::Nothing),
-        })
+        Scan::new(Prescan::default(), max_body_bytes)
     }
 
     /// The frames a `PrescannedBody` yields, in order, and the error if one ends it.
@@ -595,6 +615,65 @@ mod tests {
         let refusal: serde_json::Value = serde_json::from_slice(&refusal).unwrap();
         assert_eq!(refusal["id"], 7);
         assert_eq!(refusal["error"]["code"], -32602);
+    }
+
+    /// Stands in for rmcp: reads the whole body, and answers with the bounds the round would
+    /// find once it has (none before).
+    struct ReadsBody;
+
+    impl Service<Request<PrescannedBody<Frames>>> for ReadsBody {
+        type Response = Response<Option<RawBounds>>;
+        type Error = ();
+        type Future = Pin<Box<dyn Future<Output = Result<Self::Response, ()>> + Send>>;
+
+        fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), ()>> {
+            Poll::Ready(Ok(()))
+        }
+
+        fn call(&mut self, request: Request<PrescannedBody<Frames>>) -> Self::Future {
+            Box::pin(async move {
+                let scanned = request.extensions().get::<ScannedBody>().cloned();
+                let before = scanned.as_ref().and_then(ScannedBody::bounds);
+                let body = http_body_util::BodyExt::collect(request.into_body()).await;
+                assert!(before.is_none() && body.is_ok());
+                Ok(Response::new(
+                    scanned.as_ref().and_then(ScannedBody::bounds),
+                ))
+            })
+        }
+    }
+
+    /// A body rmcp reads first leaves what the pass counted for the round (in the request's
+    /// extensions, where rmcp's handler finds it); a body scanned first, or not read to its end,
+    /// leaves nothing, and the round walks its `inputResponses`.
+    #[tokio::test]
+    async fn a_body_rmcp_reads_first_leaves_its_bounds_for_the_round() {
+        use tower_layer::Layer;
+
+        static FINE: &[u8] = br#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"t","inputResponses":{"a":[{}]}}}"#;
+        let cases: [(&[u8], Option<RawBounds>); 3] = [
+            (
+                FINE,
+                Some(RawBounds {
+                    openings: 5,
+                    bytes: FINE.len(),
+                }),
+            ),
+            (too_many_keys(), None),
+            (br#"{"params":null}"#, None),
+        ];
+        for (body, expected) in cases {
+            let mut service = PrescanLayer::new(Prescan::default()).layer(ReadsBody);
+            let request = Request::post("/mcp")
+                .header(header::CONTENT_TYPE, "application/json")
+                .body(frames(&[Some(body)]))
+                .unwrap();
+            let response = service.call(request).await.unwrap();
+            let Either::Left(bounds) = response.into_body() else {
+                panic!("rmcp's own response")
+            };
+            assert_eq!(bounds, expected, "{}", String::from_utf8_lossy(body));
+        }
     }
 
     /// rmcp's answer to what it read, as the pre-scan's response future passes it on.

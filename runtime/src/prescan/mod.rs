@@ -29,12 +29,16 @@ use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqA
 use serde_json::value::RawValue;
 
 use crate::limits::Limits;
+#[cfg(feature = "http")]
+use crate::limits::RawBounds;
 use crate::malformed::{self, CHECKED_FIELDS, JsonKind, ParamsShape};
 
 #[cfg(feature = "http")]
 mod http;
 mod stdio;
 
+#[cfg(feature = "http")]
+pub(crate) use http::ScannedBody;
 #[cfg(feature = "http")]
 pub use http::{PrescanFuture, PrescanLayer, PrescanService, PrescannedBody};
 pub use stdio::{StdioFilter, stdio};
@@ -62,16 +66,20 @@ impl Prescan {
 
     /// Whether rmcp may read `message` before the pre-scan does, the scan then running only on
     /// a message rmcp could not decode (Streamable HTTP, where rmcp's verdict can be waited
-    /// for). Two things rule it out. More colons than `max_keys`: every key of every object is
-    /// followed by one, so with fewer `inputResponses` cannot go over the limit, and decoding
-    /// costs rmcp no more than the bytes. And a `null`: rmcp reads `"params": null` as params
-    /// left out and answers its own, vaguer -32602 about `_meta`.
+    /// for): `Some` with what the pass over it counted, which also bounds the `inputResponses`
+    /// decoded from it ([`crate::limits::RawBounds`]). Two things rule it out. More colons than
+    /// `max_keys`: every key of every object is followed by one, so with fewer
+    /// `inputResponses` cannot go over the limit, and decoding costs rmcp no more than the
+    /// bytes. And a `null`: rmcp reads `"params": null` as params left out and answers its
+    /// own, vaguer -32602 about `_meta`.
     #[cfg(feature = "http")]
-    pub(crate) fn rmcp_may_read_first(&self, message: &[u8]) -> bool {
-        match colons_unless_null(message) {
-            Some(colons) => colons <= self.limits.max_keys,
-            None => false,
-        }
+    pub(crate) fn rmcp_may_read_first(&self, message: &[u8]) -> Option<RawBounds> {
+        survey(message)
+            .filter(|survey| survey.colons <= self.limits.max_keys)
+            .map(|survey| RawBounds {
+                openings: survey.openings,
+                bytes: message.len(),
+            })
     }
 
     fn verdict(&self, message: &[u8]) -> Option<(RequestId, ErrorData)> {
@@ -314,18 +322,30 @@ impl<'de> Visitor<'de> for KindVisitor {
     }
 }
 
-/// How many colons `message` has, or `None` if it contains `null` anywhere.
+/// What one pass over a message counts: its colons and its opening brackets (`{` and `[`,
+/// inside strings too, so both only ever over-count).
+#[cfg(feature = "http")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Survey {
+    colons: usize,
+    openings: usize,
+}
+
+/// The colons and opening brackets of `message`, or `None` if it contains `null` anywhere.
 ///
 /// Blocks of 64 positions, each compared whole with no early exit, so that the compiler turns
 /// the comparisons into vector instructions (16 bytes at a time on any x86-64): a third of the
 /// time of the word-at-a-time pass this replaced, with no search library's code. A position
 /// starts a `null` when the four views of the block shifted by 0 to 3 bytes hold `n`, `u`, `l`,
-/// `l` there; the last three bytes cannot start one and are only counted for colons.
+/// `l` there; the last three bytes cannot start one and are only counted.
 #[cfg(feature = "http")]
-fn colons_unless_null(message: &[u8]) -> Option<usize> {
+fn survey(message: &[u8]) -> Option<Survey> {
     const BLOCK: usize = 64;
     let starts = message.len().saturating_sub(3);
-    let mut colons = 0;
+    let mut counted = Survey {
+        colons: 0,
+        openings: 0,
+    };
     let mut null = false;
     let mut at = 0;
     while at < starts {
@@ -333,22 +353,28 @@ fn colons_unless_null(message: &[u8]) -> Option<usize> {
         // Equal lengths, so the indexing below needs no bounds checks and vectorizes.
         let view = |shift: usize| &message[at + shift..end + shift];
         let (first, second, third, fourth) = (view(0), view(1), view(2), view(3));
-        // At most 64, so a byte holds the block's count.
-        let mut block_colons = 0u8;
+        // At most 64 each, so a byte holds the block's counts.
+        let (mut colons, mut openings) = (0u8, 0u8);
         let mut block_null = false;
         for i in 0..first.len() {
-            block_colons += u8::from(first[i] == b':');
+            colons += u8::from(first[i] == b':');
+            openings += u8::from((first[i] == b'{') | (first[i] == b'['));
             block_null |=
                 (first[i] == b'n') & (second[i] == b'u') & (third[i] == b'l') & (fourth[i] == b'l');
         }
-        colons += usize::from(block_colons);
+        counted.colons += usize::from(colons);
+        counted.openings += usize::from(openings);
         null |= block_null;
         at = end;
     }
     if null {
         return None;
     }
-    Some(colons + message[at..].iter().filter(|&&byte| byte == b':').count())
+    for byte in &message[at..] {
+        counted.colons += usize::from(*byte == b':');
+        counted.openings += usize::from(matches!(byte, b'{' | b'['));
+    }
+    Some(counted)
 }
 
 #[cfg(test)]
@@ -467,23 +493,21 @@ mod tests {
     #[cfg(feature = "http")]
     proptest::proptest! {
         /// The block-at-a-time scan counts and finds what a byte-at-a-time one does, wherever
-        /// the colons and `null`s fall against the 64-byte blocks and the tail.
+        /// the colons, brackets and `null`s fall against the 64-byte blocks and the tail.
         #[test]
-        fn the_scan_counts_colons_and_finds_nulls_as_bytes_do(
+        fn the_scan_counts_colons_and_brackets_and_finds_nulls_as_bytes_do(
             message in proptest::collection::vec(
                 proptest::prop_oneof![
-                    proptest::sample::select(b":nul\"x\xff".to_vec()),
+                    proptest::sample::select(b":nul\"x\xff{[".to_vec()),
                     proptest::prelude::any::<u8>(),
                 ],
                 0..200,
             ),
         ) {
             let null = message.windows(4).any(|four| four == b"null");
-            let colons = message.iter().filter(|byte| **byte == b':').count();
-            proptest::prop_assert_eq!(
-                colons_unless_null(&message),
-                (!null).then_some(colons)
-            );
+            let count = |sought: &[u8]| message.iter().filter(|byte| sought.contains(byte)).count();
+            let expected = Survey { colons: count(b":"), openings: count(b"{[") };
+            proptest::prop_assert_eq!(survey(&message), (!null).then_some(expected));
         }
     }
 
@@ -501,20 +525,35 @@ mod tests {
         };
         for n in 0..6 {
             let message = serde_json::to_vec(&keys(n)).unwrap();
-            let first = prescan.rmcp_may_read_first(&message);
+            let first = prescan.rmcp_may_read_first(&message).is_some();
             // Whatever rmcp reads first, the scan would not have refused for its key count.
             assert!(!first || prescan.refusal(&message).is_none(), "{n} keys");
         }
         // Three colons and the limit is three: no object in it can hold four keys.
-        assert!(prescan.rmcp_may_read_first(br#"{"a":1,"b":{"c":2}}"#));
+        assert_eq!(
+            prescan.rmcp_may_read_first(br#"{"a":1,"b":{"c":2}}"#),
+            Some(RawBounds {
+                openings: 2,
+                bytes: 19
+            })
+        );
         // A colon inside a string counts too: the bound errs only toward scanning first.
-        assert!(!prescan.rmcp_may_read_first(br#"{"a":1,"b":{"c":"d:e"}}"#));
+        assert!(
+            prescan
+                .rmcp_may_read_first(br#"{"a":1,"b":{"c":"d:e"}}"#)
+                .is_none()
+        );
         // rmcp answers `"params": null` itself, less precisely than the scan; any null, however
         // its key is spelt, is scanned first.
-        assert!(!prescan.rmcp_may_read_first(br#"{"par\u0061ms":null}"#));
         assert!(
-            !Prescan::default()
+            prescan
+                .rmcp_may_read_first(br#"{"par\u0061ms":null}"#)
+                .is_none()
+        );
+        assert!(
+            Prescan::default()
                 .rmcp_may_read_first(&serde_json::to_vec(&call(Value::Null)).unwrap())
+                .is_none()
         );
     }
 
