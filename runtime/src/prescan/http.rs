@@ -12,6 +12,11 @@
 //! real headers, and only when rmcp gets as far as refusing the stand-in (its 415) does the
 //! client get the -32602, as HTTP 200 like any JSON-RPC error. Either way the pre-scan never
 //! answers a request rmcp would have turned away at the door.
+//!
+//! What the pass over a body rmcp reads first counted (its brackets and bytes) stays with the
+//! request ([`ScannedBody`], in its HTTP extensions): within the runtime's limits it proves the
+//! decoded `inputResponses` within their depth and size limits, and the round skips walking them
+//! (`crate::limits::RawBounds`).
 
 use std::future::Future;
 use std::pin::Pin;
