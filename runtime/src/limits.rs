@@ -93,9 +93,9 @@ pub(crate) struct RawBounds {
 /// How much longer than its source text a decoded value can serialize. Strings never grow
 /// (`serde_json` writes a character raw unless JSON requires it escaped, and the source had to
 /// escape it the same way or longer), nor do integers, literals or structure (whitespace only
-/// shrinks). A float can: the shortest float literals have three characters (`1e9`, `0.5`,
-/// `-.` is not JSON) and `serde_json` writes any `f64` in at most 24 (`1e9` becomes
-/// `1000000000.0`), and an integer past `u64`, which becomes one, has at least twenty digits.
+/// shrinks). A float can: JSON has no float literal shorter than three characters (`1e9`, `0.5`)
+/// and `serde_json` writes any `f64` in at most 24 (`1e9` becomes `1000000000.0`); an integer
+/// past `u64`, which becomes a float, has at least twenty digits.
 const MAX_GROWTH: usize = 8;
 
 /// The length of `responses` serialized as compact JSON, or `None` if a value is nested deeper
