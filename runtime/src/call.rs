@@ -92,9 +92,11 @@ pub struct ToolCall {
 }
 
 /// [`ToolCall`] and [`CallContext`] in one parameter, for a handler whose own parameters are all
-/// `Parameters<T>`: they read only the arguments, so nothing after the call needs rmcp's request
-/// context and it is taken whole at once. One extractor fewer is a smaller
-/// `CallToolHandler` instance per handler to compile.
+/// `Parameters<T>`, `ClientCaps` or `StepKey`: the first read only the arguments and the call
+/// hands over the others itself ([`Self::caps`], [`Self::step_key`]), so nothing after the call
+/// needs rmcp's request context and it is taken whole at once. Fewer extractors are a smaller
+/// `CallToolHandler` instance per handler, and nothing is left in the request's extensions for a
+/// parameter to look up: two inserts and their lookups less per round.
 pub struct ToolCallInContext {
     request: Request,
     context: RequestContext<RoleServer>,
@@ -168,6 +170,8 @@ impl ResourceCall {
 struct Request {
     /// Shared with the handler's `StepKey` parameter; filled in once the state is open.
     step_key: StepKey,
+    /// The capabilities the request declares, read once for the round and the handler.
+    caps: ClientCaps,
     method: &'static str,
     target: String,
     arguments: Option<JsonObject>,
@@ -193,7 +197,16 @@ impl<S> FromContextPart<ToolCallContext<'_, S>> for ToolCall {
 
 impl<S> FromContextPart<ToolCallContext<'_, S>> for ToolCallInContext {
     fn from_context_part(context: &mut ToolCallContext<'_, S>) -> Result<Self, ErrorData> {
-        let ToolCall { request } = ToolCall::from_context_part(context)?;
+        // No `StepKey` or `ClientCaps` parameter reads them from the extensions: the generated
+        // method takes both from this call ([`Self::caps`], [`Self::step_key`]).
+        let request = Request::unshared(
+            "tools/call",
+            context.name.to_string(),
+            context.arguments.clone(),
+            context.input_responses.take(),
+            context.request_state.take(),
+            &context.request_context,
+        );
         let CallContext(context) = CallContext::take(&mut context.request_context);
         Ok(ToolCallInContext { request, context })
     }
@@ -233,6 +246,18 @@ impl ToolCallInContext {
     pub fn open(self, handler: &'static Handler) -> Opening {
         self.request.open(handler, self.context)
     }
+
+    /// The handler's `ClientCaps` parameter, from the call rather than rmcp's extensions.
+    #[doc(hidden)]
+    pub fn caps(&self) -> ClientCaps {
+        self.request.caps.clone()
+    }
+
+    /// The handler's `StepKey` parameter, filled in when the call opens.
+    #[doc(hidden)]
+    pub fn step_key(&self) -> StepKey {
+        self.request.step_key.clone()
+    }
 }
 
 impl PromptCall {
@@ -256,9 +281,31 @@ impl Request {
         let step_key = StepKey::default();
         context.extensions.insert(step_key.clone());
         // Likewise the capabilities: read once here for the round and a `ClientCaps` parameter.
-        ClientCaps::of_request(context);
+        let caps = ClientCaps::of_request(context);
         Request {
             step_key,
+            caps,
+            method,
+            target,
+            arguments,
+            input_responses,
+            request_state,
+        }
+    }
+
+    /// [`Request::new`] for a call that hands its `StepKey` and `ClientCaps` to the handler
+    /// itself: nothing is left in the extensions for a parameter to find.
+    fn unshared(
+        method: &'static str,
+        target: String,
+        arguments: Option<JsonObject>,
+        input_responses: Option<BTreeMap<String, Value>>,
+        request_state: Option<String>,
+        context: &RequestContext<RoleServer>,
+    ) -> Self {
+        Request {
+            step_key: StepKey::default(),
+            caps: ClientCaps::of_context(context),
             method,
             target,
             arguments,
@@ -278,9 +325,9 @@ impl Request {
     fn checked(
         self,
         handler: &'static Handler,
-        mut context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<Opening, MrtrError> {
-        let caps = ClientCaps::of_request(&mut context);
+        let caps = self.caps;
         let runtime = Runtime::for_request(&context.extensions)?;
         if let Era::Legacy(version) = Era::of(&context) {
             tracing::debug!(target: "mrtr", handler = handler.path, %version, "legacy session: asks are awaited in place");

@@ -150,9 +150,14 @@ impl ClientCaps {
         if let Some(caps) = context.extensions.get::<ClientCaps>() {
             return caps.clone();
         }
-        let caps = ClientCaps::from_typed(context.client_capabilities());
+        let caps = Self::of_context(context);
         context.extensions.insert(caps.clone());
         caps
+    }
+
+    /// The capabilities `context` declares, read without keeping them.
+    pub(crate) fn of_context(context: &rmcp::service::RequestContext<rmcp::RoleServer>) -> Self {
+        ClientCaps::from_typed(context.client_capabilities())
     }
 
     /// The declared capabilities as sent.

@@ -7,7 +7,8 @@ use std::sync::{Arc, Mutex};
 use mrtr::testing::*;
 use mrtr::{StepKey, ask, mrtr_tool};
 use rmcp::model::{CallToolResult, ContentBlock};
-use rmcp::{ErrorData, tool, tool_router};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, tool, tool_router};
 use serde_json::json;
 
 #[derive(Debug, Clone, serde::Deserialize, mrtr::Elicit)]
@@ -35,53 +36,71 @@ impl Payments {
             "{ok} {first_round_key:?}"
         ))]))
     }
+
+    /// The same, beside a parameter rmcp extracts from the request context: the call then
+    /// leaves its `StepKey` in the extensions for the parameter to find, instead of handing
+    /// it over itself.
+    #[mrtr_tool]
+    #[tool(description = "charge after confirmation, reading the request context too")]
+    async fn charge_in_context(
+        &self,
+        step: StepKey,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let _ = context.id;
+        let first_round_key = step.get().map(|k| k.to_string());
+        let confirm = ask!(confirm: elicit::<Confirm>("Charge the card?"));
+        let key = step.get().map(|k| k.to_string());
+        self.charges.lock().unwrap().push(key.clone());
+        let ok = confirm.accepted().is_some_and(|c| c.ok);
+        Ok(CallToolResult::success(vec![ContentBlock::text(format!(
+            "{ok} {first_round_key:?}"
+        ))]))
+    }
 }
 
 #[tokio::test]
 async fn a_duplicated_final_retry_presents_the_same_key() {
-    let payments = Payments::default();
-    let server = TestServer::new(
-        payments.clone(),
-        Payments::tool_router(),
-        test_runtime("pay"),
-    );
-    let session = connect(server, ScriptedClient::new(Caps::FORM_ONLY), Era::Modern).await;
-    let first = expect_input_required(session.round("charge", json!({}), None, None).await);
-    let answer = json!({ "confirm": { "action": "accept", "content": { "ok": true } } });
-    let once = expect_complete(
-        session
-            .round(
-                "charge",
-                json!({}),
-                Some(answer.clone()),
-                first.request_state.clone(),
-            )
-            .await,
-    );
-    let twice = expect_complete(
-        session
-            .round(
-                "charge",
-                json!({}),
-                Some(answer),
-                first.request_state.clone(),
-            )
-            .await,
-    );
-    assert_eq!(
-        text_of(&once),
-        "true None",
-        "no key before the first suspension"
-    );
-    assert_eq!(text_of(&twice), text_of(&once));
-    let charges = payments.charges.lock().unwrap().clone();
-    assert_eq!(charges.len(), 2);
-    assert!(charges[0].is_some(), "the resumed round has a key");
-    assert_eq!(
-        charges[0], charges[1],
-        "the same requestState gives the same key"
-    );
-    session.close().await;
+    for tool in ["charge", "charge_in_context"] {
+        let payments = Payments::default();
+        let server = TestServer::new(
+            payments.clone(),
+            Payments::tool_router(),
+            test_runtime("pay"),
+        );
+        let session = connect(server, ScriptedClient::new(Caps::FORM_ONLY), Era::Modern).await;
+        let first = expect_input_required(session.round(tool, json!({}), None, None).await);
+        let answer = json!({ "confirm": { "action": "accept", "content": { "ok": true } } });
+        let once = expect_complete(
+            session
+                .round(
+                    tool,
+                    json!({}),
+                    Some(answer.clone()),
+                    first.request_state.clone(),
+                )
+                .await,
+        );
+        let twice = expect_complete(
+            session
+                .round(tool, json!({}), Some(answer), first.request_state.clone())
+                .await,
+        );
+        assert_eq!(
+            text_of(&once),
+            "true None",
+            "{tool}: no key before the first suspension"
+        );
+        assert_eq!(text_of(&twice), text_of(&once), "{tool}");
+        let charges = payments.charges.lock().unwrap().clone();
+        assert_eq!(charges.len(), 2, "{tool}");
+        assert!(charges[0].is_some(), "{tool}: the resumed round has a key");
+        assert_eq!(
+            charges[0], charges[1],
+            "{tool}: the same requestState gives the same key"
+        );
+        session.close().await;
+    }
 }
 
 #[tokio::test]

@@ -102,7 +102,7 @@ fn request_kind(handler: &Handler<'_>) -> (TokenStream, TokenStream) {
 /// The parameter (and its argument) that takes rmcp's request context whole: last, so every
 /// parameter of the user's has read it first (`mrtr::CallContext`). A resource's call carries
 /// its context already (`ResourceCall::new`), and so does a tool's whose parameters are all
-/// `Parameters<T>` ([`only_arguments`]).
+/// `Parameters<T>`, `ClientCaps` or `StepKey` ([`only_arguments`]).
 fn trailing_context(handler: &Handler<'_>) -> Option<(TokenStream, TokenStream)> {
     let rt = crate::runtime();
     match handler.kind {
@@ -116,17 +116,36 @@ fn trailing_context(handler: &Handler<'_>) -> Option<(TokenStream, TokenStream)>
 }
 
 /// Whether every parameter of the user's is a `Parameters<T>`, which reads only the call's
-/// arguments: the call then takes rmcp's request context with it (`mrtr::ToolCallInContext`)
-/// instead of a trailing parameter taking it after the user's have read it.
+/// arguments, or one the call hands over itself ([`from_call`]): the call then takes rmcp's
+/// request context with it (`mrtr::ToolCallInContext`) instead of a trailing parameter taking it
+/// after the user's have read it.
 fn only_arguments(handler: &Handler<'_>) -> bool {
-    typed_params(handler.method).all(|param| match &*param.ty {
+    typed_params(handler.method)
+        .all(|param| last_ident_is(&param.ty, "Parameters") || from_call(&param.ty).is_some())
+}
+
+/// The call's method that hands over a `ClientCaps` or `StepKey` parameter of a handler whose
+/// call takes the request context whole: read from the call, not through rmcp's extensions,
+/// where the call would otherwise leave them for the parameter to find.
+fn from_call(ty: &Type) -> Option<TokenStream> {
+    if last_ident_is(ty, "ClientCaps") {
+        Some(quote!(caps))
+    } else if last_ident_is(ty, "StepKey") {
+        Some(quote!(step_key))
+    } else {
+        None
+    }
+}
+
+fn last_ident_is(ty: &Type, name: &str) -> bool {
+    match ty {
         syn::Type::Path(path) => path
             .path
             .segments
             .last()
-            .is_some_and(|segment| segment.ident == "Parameters"),
+            .is_some_and(|segment| segment.ident == name),
         _ => false,
-    })
+    }
 }
 
 /// The future borrows `&self` like the `async fn` it replaces (rmcp does the same rewrite): the
@@ -176,14 +195,29 @@ fn registered_fn(handler: &Handler<'_>, stepped: bool) -> TokenStream {
     let (receiver_param, receiver_arg, lifetime) = receiver(method);
     let (call_ty, response) = request_kind(handler);
     let context = trailing_context(handler);
+    // A handler whose call takes the context whole gets its `ClientCaps` and `StepKey` from
+    // the call, bound before the call opens (spanned at the parameter's type, so a type of that
+    // name that is not mrtr's is reported there).
+    let takes_context_whole = handler.kind == Kind::Tool && context.is_none();
+    let handed = |ty: &Type| takes_context_whole.then(|| from_call(ty)).flatten();
     let params = typed_params(method)
         .enumerate()
+        .filter(|(_, t)| handed(&t.ty).is_none())
         .map(|(i, t)| {
             let p = format_ident!("__mrtr_p{}", i);
             let ty = &t.ty;
             quote!(#p: #ty)
         })
         .chain(context.as_ref().map(|(param, _)| param.clone()));
+    let bound_from_call: Vec<TokenStream> = typed_params(method)
+        .enumerate()
+        .filter_map(|(i, t)| {
+            let getter = handed(&t.ty)?;
+            let p = format_ident!("__mrtr_p{}", i);
+            let ty = &t.ty;
+            Some(quote_spanned!(syn::spanned::Spanned::span(ty)=> let #p: #ty = __mrtr_call.#getter();))
+        })
+        .collect();
     let forwarded = typed_params(method).enumerate().map(|(i, _)| {
         let p = format_ident!("__mrtr_p{}", i);
         quote!(#p)
@@ -220,6 +254,7 @@ fn registered_fn(handler: &Handler<'_>, stepped: bool) -> TokenStream {
     quote_spanned! {name.span()=>
         #(#attrs)*
         #vis fn #name(#receiver_param __mrtr_call: #rt::#call_ty, #(#params),*) -> #returned {
+            #(#bound_from_call)*
             #rt::#respond::<#ret, _>(
                 __mrtr_call.open(const { &Self::#handler_const } #context_arg),
                 #body,
