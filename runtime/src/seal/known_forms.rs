@@ -108,15 +108,19 @@ impl std::fmt::Debug for KnownForm {
 }
 
 /// The registered form named `id`.
+///
+/// Looked up on every opening of a continuation with a pending form: a binary search of a
+/// sorted list, which costs no hashing of the id (nor the hasher's code on that path).
 pub(crate) fn by_id(id: &FormId) -> Option<&'static KnownForm> {
-    static KNOWN: OnceLock<HashMap<FormId, &'static KnownForm>> = OnceLock::new();
-    KNOWN
-        .get_or_init(|| collect(inventory::iter::<RegisteredForm>().map(|form| (form.schema)())))
-        .get(id)
-        .copied()
+    static KNOWN: OnceLock<Vec<(FormId, &'static KnownForm)>> = OnceLock::new();
+    let known = KNOWN
+        .get_or_init(|| collect(inventory::iter::<RegisteredForm>().map(|form| (form.schema)())));
+    let at = known.binary_search_by_key(id, |(id, _)| *id).ok()?;
+    Some(known[at].1)
 }
 
-fn collect(schemas: impl Iterator<Item = Value>) -> HashMap<FormId, &'static KnownForm> {
+/// The registered forms by id, sorted by it.
+fn collect(schemas: impl Iterator<Item = Value>) -> Vec<(FormId, &'static KnownForm)> {
     let mut by_id: HashMap<FormId, Value> = HashMap::new();
     let mut clashing = Vec::new();
     for schema in schemas {
@@ -135,7 +139,7 @@ fn collect(schemas: impl Iterator<Item = Value>) -> HashMap<FormId, &'static Kno
         by_id.remove(&id);
     }
     // Built once per process and kept for its lifetime: every ask of the form borrows it.
-    by_id
+    let mut known: Vec<(FormId, &'static KnownForm)> = by_id
         .into_iter()
         .map(|(id, schema)| {
             let known: &'static KnownForm = Box::leak(Box::new(KnownForm {
@@ -145,7 +149,9 @@ fn collect(schemas: impl Iterator<Item = Value>) -> HashMap<FormId, &'static Kno
             }));
             (id, known)
         })
-        .collect()
+        .collect();
+    known.sort_unstable_by_key(|(id, _)| *id);
+    known
 }
 
 fn id(schema: &Value) -> FormId {
@@ -190,7 +196,7 @@ mod tests {
         assert_eq!(id(&a), id(&b));
         let known = collect([a.clone(), b].into_iter());
         assert_eq!(known.len(), 1);
-        assert_eq!(known.values().next().unwrap().schema, a);
+        assert_eq!(known[0].1.schema, a);
     }
 
     #[test]
@@ -198,7 +204,16 @@ mod tests {
         let a = json!({"type": "object", "properties": {"ok": {"type": "boolean"}}});
         let b = json!({"type": "object", "properties": {"ok": {"type": "string"}}});
         assert_ne!(id(&a), id(&b));
-        assert_eq!(collect([a, b].into_iter()).len(), 2);
+        let known = collect([a.clone(), b.clone()].into_iter());
+        assert_eq!(known.len(), 2);
+        assert!(
+            known.windows(2).all(|pair| pair[0].0 < pair[1].0),
+            "sorted by id"
+        );
+        for schema in [a, b] {
+            let found = known.binary_search_by_key(&id(&schema), |(id, _)| *id);
+            assert_eq!(known[found.unwrap()].1.schema, schema);
+        }
     }
 
     #[test]
