@@ -343,14 +343,16 @@ impl Request {
             .with_cancellation(context.ct.clone())
             .with_context(context))));
         }
+        // The HTTP request's parts (rmcp hands them to handlers), looked up once for all that
+        // HTTP layers leave in them.
+        let parts = context.extensions.get::<http::request::Parts>();
         let incoming = self.input_responses.unwrap_or_default();
-        runtime
-            .limits
-            .check_within(&incoming, raw_bounds(&context))?;
+        runtime.limits.check_within(&incoming, raw_bounds(parts))?;
         let binding = Binding {
             bind: bind_digest(self.method, &self.target, self.arguments.as_ref()),
-            principal: principal_of(&context),
+            principal: principal_of(&context, parts),
         };
+
         let opened = match &self.request_state {
             None => None,
             Some(token) => Some(runtime.sealer.open(token, &binding)?),
@@ -365,7 +367,8 @@ impl Request {
         };
         Ok(match (opened, runtime.replay.clone()) {
             (Some(opened), Some(guard)) => {
-                let delivery = delivery_of(&context);
+                // Where the response leaves, when `mrtr::delivery::DeliveryLayer` put it there.
+                let delivery = parts.and_then(|parts| parts.extensions.get::<Delivery>().cloned());
                 Opening::Claiming(Box::pin(async move {
                     claim(&guard, opened.idempotency_key, opened.expires_at, delivery).await?;
                     Ok(round.start(runtime, Some(opened), context))
@@ -440,44 +443,34 @@ async fn claim(
     }
 }
 
-/// Where this request's response leaves, when the HTTP layer `mrtr::delivery::DeliveryLayer`
-/// put it in the request (rmcp hands the request's `http::request::Parts` to handlers).
-fn delivery_of(context: &RequestContext<RoleServer>) -> Option<Delivery> {
-    context
-        .extensions
-        .get::<http::request::Parts>()
-        .and_then(|parts| parts.extensions.get::<Delivery>())
-        .cloned()
-}
-
 /// What the pre-scan counted in the HTTP body this request came in (`PrescanLayer`), if it
 /// read it: enough, within the limits, to skip walking the decoded `inputResponses`.
-fn raw_bounds(context: &RequestContext<RoleServer>) -> Option<RawBounds> {
+fn raw_bounds(parts: Option<&http::request::Parts>) -> Option<RawBounds> {
     #[cfg(feature = "http")]
     {
-        context
-            .extensions
-            .get::<http::request::Parts>()?
+        parts?
             .extensions
             .get::<crate::prescan::ScannedBody>()?
             .bounds()
     }
     #[cfg(not(feature = "http"))]
     {
-        let _ = context;
+        let _ = parts;
         None
     }
 }
 
-fn principal_of(context: &RequestContext<RoleServer>) -> Option<String> {
-    if let Some(Principal(subject)) = context.extensions.get::<Principal>() {
-        return Some(subject.clone());
-    }
-    context
+/// The authenticated subject: put in rmcp's extensions, or in the HTTP request's by an auth
+/// layer.
+fn principal_of(
+    context: &RequestContext<RoleServer>,
+    parts: Option<&http::request::Parts>,
+) -> Option<String> {
+    let Principal(subject) = context
         .extensions
-        .get::<http::request::Parts>()
-        .and_then(|parts| parts.extensions.get::<Principal>())
-        .map(|Principal(subject)| subject.clone())
+        .get::<Principal>()
+        .or_else(|| parts?.extensions.get::<Principal>())?;
+    Some(subject.clone())
 }
 
 /// `prompts/get` for servers whose prompts use `#[mrtr_tool]`.

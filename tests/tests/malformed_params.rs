@@ -478,6 +478,24 @@ async fn rmcp_refusals_at_the_door_still_come_before_the_pre_scan() {
         "an Accept rmcp refuses is refused first"
     );
 
+    // The layer wraps every POST's body; one whose `Content-Type` rmcp refuses is refused
+    // before rmcp reads it, so the pre-scan has nothing to answer in its place.
+    let not_json = http
+        .client
+        .post(&http.url)
+        .header("Accept", "application/json, text/event-stream")
+        .header("Content-Type", "text/plain")
+        .header("MCP-Protocol-Version", "2026-07-28")
+        .body(malformed.to_string())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        status(not_json),
+        415,
+        "a Content-Type rmcp refuses is refused first"
+    );
+
     let mut huge = malformed.clone();
     huge["params"]["padding"] = json!("x".repeat(5 * 1024 * 1024));
     let too_large = http

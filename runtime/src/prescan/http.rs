@@ -1,6 +1,6 @@
 //! The pre-scan on Streamable HTTP: a tower layer in front of rmcp's `StreamableHttpService`.
 //!
-//! The layer hands rmcp a JSON POST's body wrapped: the wrapper holds the frames back as rmcp
+//! The layer hands rmcp a POST's body wrapped: the wrapper holds the frames back as rmcp
 //! reads them, bounded by the same limit rmcp applies, and decides at the last one. A body that
 //! cannot carry too many `inputResponses` keys (no more colons than the limit) and holds no
 //! `null` goes to rmcp as it came, unscanned: rmcp decodes it, and [`crate::StrictParams`]
@@ -110,7 +110,9 @@ where
     }
 
     fn call(&mut self, request: Request<B>) -> Self::Future {
-        if !is_json_post(&request) {
+        // Any POST: rmcp checks the `Content-Type` itself, before it reads a body, and a body it
+        // never reads leaves nothing to scan (its 415 then stays its own).
+        if request.method() != http::Method::POST {
             return PrescanFuture {
                 inner: self.inner.call(request.map(PrescannedBody::untouched)),
                 scan: None,
@@ -126,7 +128,7 @@ where
     }
 }
 
-/// One JSON POST under the pre-scan: what its body wrapper found, for its response to read.
+/// One POST under the pre-scan: what its body wrapper found, for its response to read.
 #[derive(Debug)]
 struct Scan {
     prescan: Prescan,
@@ -245,19 +247,6 @@ fn refused<RB>(refusal: Vec<u8>) -> Response<Either<RB, Full<Bytes>>> {
         .expect("a valid response")
 }
 
-/// A POST whose body rmcp would try to decode: the same `Content-Type` test as rmcp's.
-fn is_json_post<B>(request: &Request<B>) -> bool {
-    request.method() == http::Method::POST
-        && request
-            .headers()
-            .get(header::CONTENT_TYPE)
-            .and_then(|value| value.to_str().ok())
-            .is_some_and(|value| {
-                let essence = value.split_once(';').map_or(value, |(essence, _)| essence);
-                essence.trim().eq_ignore_ascii_case("application/json")
-            })
-}
-
 /// A body read so far. hyper hands a request's body over as one frame (a slice of its read
 /// buffer) almost every time; that frame is kept as it came, and only a second one makes a
 /// buffer to copy both into. Copying every body cost a heap block and a copy per request.
@@ -301,7 +290,7 @@ impl Collected {
     }
 }
 
-/// The body rmcp reads behind [`PrescanLayer`]. A JSON POST's body is held back frame by frame
+/// The body rmcp reads behind [`PrescanLayer`]. A POST's body is held back frame by frame
 /// until its end; then rmcp gets all of it, or the stand-in if the pre-scan refuses it. Past
 /// the size limit, or after a read error, rmcp gets what was read and then the rest of the body
 /// (or the error), unscanned, to refuse as it would have. Any other body goes through untouched.
