@@ -11,7 +11,7 @@ use rmcp::handler::server::common::{AsRequestContext, FromContextPart};
 use serde_json::{Map, Value};
 
 use crate::error::MrtrError;
-use crate::request::{InputMethod, InputRequest};
+use crate::request::{InputMethod, InputRequest, SamplingUses};
 
 /// The client capabilities declared for this request (2026-07-28 `_meta`) or, on a legacy
 /// session, at `initialize`.
@@ -277,17 +277,12 @@ pub fn gate<'a>(
             InputMethod::Elicitation => needs.form |= !caps.elicitation_form(),
             InputMethod::Sampling => {
                 needs.sampling |= !caps.sampling();
-                let uses_tools = request.param("tools").is_some_and(|v| !v.is_null())
-                    || request.param("toolChoice").is_some_and(|v| !v.is_null());
-                needs.sampling_tools |= uses_tools && !caps.sampling_tools();
+                let SamplingUses { tools, context } = request.sampling_uses();
+                needs.sampling_tools |= tools && !caps.sampling_tools();
                 // `thisServer` / `allServers` are soft-deprecated and SHOULD only be sent to a
                 // client that declared `sampling.context`; "SHOULD" is enforced like "MUST"
                 // because an undeclared ask must never reach the wire.
-                let uses_context = request
-                    .param("includeContext")
-                    .and_then(Value::as_str)
-                    .is_some_and(|c| c != "none");
-                needs.sampling_context |= uses_context && !caps.sampling_context();
+                needs.sampling_context |= context && !caps.sampling_context();
             }
             InputMethod::Roots => needs.roots |= !caps.roots(),
         }

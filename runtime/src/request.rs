@@ -164,6 +164,29 @@ impl InputRequest {
         form::params(self.params.as_ref()?)
     }
 
+    /// What a sampling ask uses beyond plain sampling: read from its typed params when the
+    /// round built it with [`sample`] (no lookups by name), else from its JSON params.
+    pub(crate) fn sampling_uses(&self) -> SamplingUses {
+        use rmcp::model::ContextInclusion;
+        if let Some(typed) = &self.sampling {
+            return SamplingUses {
+                tools: typed.tools.is_some() || typed.tool_choice.is_some(),
+                context: typed
+                    .include_context
+                    .as_ref()
+                    .is_some_and(|context| *context != ContextInclusion::None),
+            };
+        }
+        SamplingUses {
+            tools: self.param("tools").is_some_and(|v| !v.is_null())
+                || self.param("toolChoice").is_some_and(|v| !v.is_null()),
+            context: self
+                .param("includeContext")
+                .and_then(Value::as_str)
+                .is_some_and(|c| c != "none"),
+        }
+    }
+
     /// One top-level field of `params`, if `params` is an object that has it (a known form's
     /// `mode`, `message` and `requestedSchema` included).
     pub(crate) fn param(&self, name: &str) -> Option<&Value> {
@@ -203,6 +226,13 @@ fn known_form_params(
             requested_schema,
         },
     )
+}
+
+/// What a sampling ask needs beyond `sampling` itself: `sampling.tools` for tools or a tool
+/// choice, `sampling.context` for any context inclusion but `none`.
+pub(crate) struct SamplingUses {
+    pub(crate) tools: bool,
+    pub(crate) context: bool,
 }
 
 /// A typed input request: `T` is what an accepted answer decodes to.

@@ -2,7 +2,7 @@
 //! The capability predicates and the gate's `requiredCapabilities` (2026-07-28 spec, basic `_meta`: per-request client capabilities).
 
 use crate::capability::{ClientCaps, gate};
-use crate::request::InputRequest;
+use crate::request::{InputMethod, InputRequest};
 use crate::{MrtrError, elicit_url, elicit_with_schema, roots, sample};
 use serde_json::{Value, json};
 
@@ -28,6 +28,14 @@ fn sampling(extra: Value) -> InputRequest {
         .unwrap()
         .extend(extra.as_object().unwrap().clone());
     sample(serde_json::from_value(params).unwrap()).into_request()
+}
+
+/// The same ask twice: as `sample` builds it (typed params) and as a resumed continuation
+/// reads it back (its JSON params only). The gate must read both alike.
+fn sampling_both_ways(extra: Value) -> [InputRequest; 2] {
+    let built = sampling(extra);
+    let resumed = InputRequest::new(InputMethod::Sampling, built.params.clone());
+    [built, resumed]
 }
 
 fn required(declared: Value, requests: &[InputRequest]) -> Value {
@@ -150,31 +158,38 @@ fn sampling_requires_sampling() {
 
 #[test]
 fn sampling_with_tools_requires_sampling_tools() {
-    let with_tools = sampling(json!({ "tools": [] }));
-    assert_eq!(
-        required(json!({ "sampling": {} }), std::slice::from_ref(&with_tools)),
-        json!({ "sampling": { "tools": {} } })
-    );
-    assert_eq!(
-        required(json!({}), &[with_tools]),
-        json!({ "sampling": { "tools": {} } })
-    );
-    let with_choice = sampling(json!({ "toolChoice": { "mode": "none" } }));
-    assert_eq!(
-        required(json!({ "sampling": {} }), &[with_choice]),
-        json!({ "sampling": { "tools": {} } })
-    );
+    for with_tools in sampling_both_ways(json!({ "tools": [] })) {
+        assert_eq!(
+            required(json!({ "sampling": {} }), std::slice::from_ref(&with_tools)),
+            json!({ "sampling": { "tools": {} } })
+        );
+        assert_eq!(
+            required(json!({}), &[with_tools]),
+            json!({ "sampling": { "tools": {} } })
+        );
+    }
+    for with_choice in sampling_both_ways(json!({ "toolChoice": { "mode": "none" } })) {
+        assert_eq!(
+            required(json!({ "sampling": {} }), &[with_choice]),
+            json!({ "sampling": { "tools": {} } })
+        );
+    }
+    for plain in sampling_both_ways(json!({})) {
+        assert!(gate(&caps(json!({ "sampling": {} })), &[plain]).is_ok());
+    }
 }
 
 #[test]
 fn sampling_with_server_context_requires_sampling_context() {
-    let this_server = sampling(json!({ "includeContext": "thisServer" }));
-    assert_eq!(
-        required(json!({ "sampling": {} }), &[this_server]),
-        json!({ "sampling": { "context": {} } })
-    );
-    let none = sampling(json!({ "includeContext": "none" }));
-    assert!(gate(&caps(json!({ "sampling": {} })), &[none]).is_ok());
+    for this_server in sampling_both_ways(json!({ "includeContext": "thisServer" })) {
+        assert_eq!(
+            required(json!({ "sampling": {} }), &[this_server]),
+            json!({ "sampling": { "context": {} } })
+        );
+    }
+    for none in sampling_both_ways(json!({ "includeContext": "none" })) {
+        assert!(gate(&caps(json!({ "sampling": {} })), &[none]).is_ok());
+    }
 }
 
 #[test]
