@@ -111,6 +111,10 @@ const ROWS: &[(&str, &str)] = &[
     ),
     ("handler/not_async", "`#[mrtr_tool]` on a non-`async` fn"),
     (
+        "handler/client_caps_of_another_crate",
+        "a tool parameter of a type named `ClientCaps` or `StepKey` that is not mrtr's",
+    ),
+    (
         "handler/not_send_across_await",
         "a `!Send` value kept across an `.await`",
     ),
