@@ -205,7 +205,7 @@ impl<S> FromContextPart<ToolCallContext<'_, S>> for ToolCallInContext {
             context.arguments.clone(),
             context.input_responses.take(),
             context.request_state.take(),
-            &context.request_context,
+            ClientCaps::of_context(&context.request_context),
         );
         let CallContext(context) = CallContext::take(&mut context.request_context);
         Ok(ToolCallInContext { request, context })
@@ -276,21 +276,21 @@ impl Request {
         request_state: Option<String>,
         context: &mut RequestContext<RoleServer>,
     ) -> Self {
-        // The call is extracted before the user's parameters, so their `StepKey` finds this cell
-        // in the extensions; `open` fills it once the state is open.
-        let step_key = StepKey::default();
-        context.extensions.insert(step_key.clone());
-        // Likewise the capabilities: read once here for the round and a `ClientCaps` parameter.
+        // The capabilities are read once here for the round and a `ClientCaps` parameter, and
+        // kept in the extensions with the `StepKey` cell: the call is extracted before the
+        // user's parameters, so theirs find both there; `open` fills the cell once the state is
+        // open.
         let caps = ClientCaps::of_request(context);
-        Request {
-            step_key,
-            caps,
+        let request = Self::unshared(
             method,
             target,
             arguments,
             input_responses,
             request_state,
-        }
+            caps,
+        );
+        context.extensions.insert(request.step_key.clone());
+        request
     }
 
     /// [`Request::new`] for a call that hands its `StepKey` and `ClientCaps` to the handler
@@ -301,11 +301,11 @@ impl Request {
         arguments: Option<JsonObject>,
         input_responses: Option<BTreeMap<String, Value>>,
         request_state: Option<String>,
-        context: &RequestContext<RoleServer>,
+        caps: ClientCaps,
     ) -> Self {
         Request {
             step_key: StepKey::default(),
-            caps: ClientCaps::of_context(context),
+            caps,
             method,
             target,
             arguments,

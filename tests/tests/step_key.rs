@@ -5,7 +5,7 @@
 use std::sync::{Arc, Mutex};
 
 use mrtr::testing::*;
-use mrtr::{StepKey, ask, mrtr_tool};
+use mrtr::{Answer, StepKey, ask, mrtr_tool};
 use rmcp::model::{CallToolResult, ContentBlock};
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, tool, tool_router};
@@ -22,6 +22,26 @@ struct Payments {
     charges: Arc<Mutex<Vec<Option<String>>>>,
 }
 
+impl Payments {
+    /// Records the charge under the round's key and answers with the confirmation and the key
+    /// the first round saw.
+    fn charged(
+        &self,
+        step: &StepKey,
+        first_round_key: Option<String>,
+        confirm: Answer<Confirm>,
+    ) -> CallToolResult {
+        self.charges
+            .lock()
+            .unwrap()
+            .push(step.get().map(|k| k.to_string()));
+        let ok = confirm.accepted().is_some_and(|c| c.ok);
+        CallToolResult::success(vec![ContentBlock::text(format!(
+            "{ok} {first_round_key:?}"
+        ))])
+    }
+}
+
 #[tool_router]
 impl Payments {
     #[mrtr_tool]
@@ -29,12 +49,7 @@ impl Payments {
     async fn charge(&self, step: StepKey) -> Result<CallToolResult, ErrorData> {
         let first_round_key = step.get().map(|k| k.to_string());
         let confirm = ask!(confirm: elicit::<Confirm>("Charge the card?"));
-        let key = step.get().map(|k| k.to_string());
-        self.charges.lock().unwrap().push(key.clone());
-        let ok = confirm.accepted().is_some_and(|c| c.ok);
-        Ok(CallToolResult::success(vec![ContentBlock::text(format!(
-            "{ok} {first_round_key:?}"
-        ))]))
+        Ok(self.charged(&step, first_round_key, confirm))
     }
 
     /// The same, beside a parameter rmcp extracts from the request context: the call then
@@ -50,12 +65,7 @@ impl Payments {
         let _ = context.id;
         let first_round_key = step.get().map(|k| k.to_string());
         let confirm = ask!(confirm: elicit::<Confirm>("Charge the card?"));
-        let key = step.get().map(|k| k.to_string());
-        self.charges.lock().unwrap().push(key.clone());
-        let ok = confirm.accepted().is_some_and(|c| c.ok);
-        Ok(CallToolResult::success(vec![ContentBlock::text(format!(
-            "{ok} {first_round_key:?}"
-        ))]))
+        Ok(self.charged(&step, first_round_key, confirm))
     }
 }
 
