@@ -118,13 +118,16 @@ pub struct ResourceCall {
 /// The request's rmcp context, taken whole by the last parameter `#[mrtr_tool]` adds to a
 /// tool or prompt: rmcp extracts parameters in order, so by then every parameter of the user's
 /// has read what it needs, and the round owns the context without copying its `_meta` and HTTP
-/// parts. What rmcp keeps in its place (id, peer, cancellation) is all it reads afterwards.
+/// parts.
 pub struct CallContext(RequestContext<RoleServer>);
 
 impl CallContext {
+    /// What is left in the context's place is never read: rmcp drops it with the call once the
+    /// parameters are extracted, and no parameter is extracted after this one. So it is the
+    /// cheapest context there is (a fresh token, not a clone of the request's, whose clone and
+    /// drop would each lock its tree).
     fn take(context: &mut RequestContext<RoleServer>) -> Self {
-        let mut rest = RequestContext::new(context.id.clone(), context.peer.clone());
-        rest.ct = context.ct.clone();
+        let rest = RequestContext::new(context.id.clone(), context.peer.clone());
         CallContext(std::mem::replace(context, rest))
     }
 }

@@ -15,6 +15,8 @@
 
 use std::fmt;
 
+mod counter_keys;
+
 /// Why a `requestState` was refused, in categories an operator can act on: `unknown_kid`,
 /// `bad_tag` and `expired` after a rotation point at the rotation; `wrong_binding`,
 /// `wrong_principal`, `wrong_audience` and `spent` at a client or an attacker; `in_flight` at a
@@ -114,18 +116,21 @@ pub(crate) fn round_opened(
     answered: &dyn fmt::Debug,
 ) {
     tracing::debug!(target: "mrtr", handler, era, resumed_from = resumed_from.unwrap_or("start"), answered = ?answered, "round");
-    metrics::counter!("mrtr_rounds_total", "handler" => handler, "era" => era).increment(1);
+    counter_keys::increment("mrtr_rounds_total", [("handler", handler), ("era", era)]);
 }
 
 /// A round ended with `input_required` at `step`, asking `keys`.
 pub(crate) fn suspended(handler: &'static str, step: &'static str, keys: &dyn fmt::Debug) {
     tracing::debug!(target: "mrtr", handler, suspended_at = step, asked = ?keys, "round suspended");
-    metrics::counter!("mrtr_suspensions_total", "handler" => handler, "step" => step).increment(1);
+    counter_keys::increment(
+        "mrtr_suspensions_total",
+        [("handler", handler), ("step", step)],
+    );
 }
 
 /// A round ended with the handler's own result (`kind`: `tool`, `prompt` or `resource`).
 pub(crate) fn completed(kind: &'static str) {
-    metrics::counter!("mrtr_completions_total", "kind" => kind).increment(1);
+    counter_keys::increment("mrtr_completions_total", [("kind", kind)]);
 }
 
 /// A `requestState` was refused; `reason` is the precise one, for the log only.

@@ -95,6 +95,13 @@ impl Runtime {
         if let Some(runtime) = Self::installed() {
             return Ok(runtime);
         }
+        Self::install_from_env()
+    }
+
+    /// Once per process, out of every round's way.
+    #[cold]
+    #[inline(never)]
+    fn install_from_env() -> Result<Arc<Runtime>, MrtrError> {
         let audience = std::env::var("MRTR_AUDIENCE").unwrap_or_else(|_| "mrtr".to_owned());
         Ok(Runtime::from_env(audience)?.install())
     }
