@@ -13,7 +13,7 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer};
 use serde_json::Value;
 
-use crate::bind::bind_digest;
+use crate::bind::{BindDigest, bind_digest};
 use crate::capability::ClientCaps;
 use crate::era::Era;
 use crate::error::MrtrError;
@@ -97,9 +97,20 @@ pub struct ToolCall {
 /// needs rmcp's request context and it is taken whole at once. Fewer extractors are a smaller
 /// `CallToolHandler` instance per handler, and nothing is left in the request's extensions for a
 /// parameter to look up: two inserts and their lookups less per round.
-pub struct ToolCallInContext {
-    request: Request,
-    context: RequestContext<RoleServer>,
+///
+/// `KEEPS_CONTEXT` is `false` (the attribute's choice) for a handler that enters no helper and
+/// decodes no parameter again: its round needs nothing of rmcp's context or of the arguments
+/// once the call has opened. A 2026-07-28 call is then checked right here, reading the context
+/// and the arguments where they are (the bind digest hashed from rmcp's own map), and neither
+/// is taken or copied: no context is left in rmcp's place, no arguments map is cloned. A legacy
+/// call still takes the context, whose peer its asks are sent to.
+pub struct ToolCallInContext<const KEEPS_CONTEXT: bool = true> {
+    caps: ClientCaps,
+    step_key: StepKey,
+    /// The call checked as it was extracted; its errors wait for [`Self::open`] to report them,
+    /// so that a parameter rmcp cannot extract after this one is still reported first.
+    checked: Result<Checked, MrtrError>,
+    context: Option<RequestContext<RoleServer>>,
 }
 
 /// The prompt counterpart of [`ToolCall`].
@@ -198,20 +209,40 @@ impl<S> FromContextPart<ToolCallContext<'_, S>> for ToolCall {
     }
 }
 
-impl<S> FromContextPart<ToolCallContext<'_, S>> for ToolCallInContext {
-    fn from_context_part(context: &mut ToolCallContext<'_, S>) -> Result<Self, ErrorData> {
+impl<S, const KEEPS_CONTEXT: bool> FromContextPart<ToolCallContext<'_, S>>
+    for ToolCallInContext<KEEPS_CONTEXT>
+{
+    fn from_context_part(call: &mut ToolCallContext<'_, S>) -> Result<Self, ErrorData> {
         // No `StepKey` or `ClientCaps` parameter reads them from the extensions: the generated
         // method takes both from this call ([`Self::caps`], [`Self::step_key`]).
+        let caps = ClientCaps::of_context(&call.request_context);
+        let era = Era::of(&call.request_context);
+        let legacy = matches!(era, Era::Legacy(_));
+        let (target, arguments, bind) = if KEEPS_CONTEXT {
+            (call.name.to_string(), call.arguments.clone(), None)
+        } else {
+            let bind =
+                (!legacy).then(|| bind_digest("tools/call", &call.name, call.arguments.as_ref()));
+            (String::new(), None, bind)
+        };
         let request = Request::unshared(
             "tools/call",
-            context.name.to_string(),
-            context.arguments.clone(),
-            context.input_responses.take(),
-            context.request_state.take(),
-            ClientCaps::of_context(&context.request_context),
+            target,
+            arguments,
+            call.input_responses.take(),
+            call.request_state.take(),
+            caps.clone(),
         );
-        let CallContext(context) = CallContext::take(&mut context.request_context);
-        Ok(ToolCallInContext { request, context })
+        let step_key = request.step_key.clone();
+        let context =
+            (KEEPS_CONTEXT || legacy).then(|| CallContext::take(&mut call.request_context).0);
+        let checked = request.check(context.as_ref().unwrap_or(&call.request_context), era, bind);
+        Ok(ToolCallInContext {
+            caps,
+            step_key,
+            checked,
+            context,
+        })
     }
 }
 
@@ -244,22 +275,25 @@ impl ToolCall {
     }
 }
 
-impl ToolCallInContext {
-    /// [`ToolCall::open`] with the context this call took.
+impl<const KEEPS_CONTEXT: bool> ToolCallInContext<KEEPS_CONTEXT> {
+    /// [`ToolCall::open`] with what this call checked and took.
     pub fn open(self, handler: &'static Handler) -> Opening {
-        self.request.open(handler, self.context)
+        match self.checked {
+            Ok(checked) => checked.open(handler, self.context),
+            Err(error) => Opening::ready(Err(error)),
+        }
     }
 
     /// The handler's `ClientCaps` parameter, from the call rather than rmcp's extensions.
     #[doc(hidden)]
     pub fn caps(&self) -> ClientCaps {
-        self.request.caps.clone()
+        self.caps.clone()
     }
 
     /// The handler's `StepKey` parameter, filled in when the call opens.
     #[doc(hidden)]
     pub fn step_key(&self) -> StepKey {
-        self.request.step_key.clone()
+        self.step_key.clone()
     }
 }
 
@@ -320,31 +354,31 @@ impl Request {
     /// Opens the round at once, unless a replay guard must first claim the continuation: only
     /// that claim awaits, so only that path is a boxed future.
     fn open(self, handler: &'static Handler, context: RequestContext<RoleServer>) -> Opening {
-        self.checked(handler, context)
-            .unwrap_or_else(|error| Opening::ready(Err(error)))
+        let era = Era::of(&context);
+        match self.check(&context, era, None) {
+            Ok(checked) => checked.open(handler, Some(context)),
+            Err(error) => Opening::ready(Err(error)),
+        }
     }
 
-    /// [`Request::open`], failing with the first check the request does not pass.
-    fn checked(
+    /// Every check of the request that needs no handler, failing with the first it does not
+    /// pass. `bind` is the bind digest when the caller hashed it already (from arguments it
+    /// did not copy into this request).
+    fn check(
         self,
-        handler: &'static Handler,
-        context: RequestContext<RoleServer>,
-    ) -> Result<Opening, MrtrError> {
+        context: &RequestContext<RoleServer>,
+        era: Era,
+        bind: Option<BindDigest>,
+    ) -> Result<Checked, MrtrError> {
         let caps = self.caps;
         let runtime = Runtime::for_request(&context.extensions)?;
-        if let Era::Legacy(version) = Era::of(&context) {
-            tracing::debug!(target: "mrtr", handler = handler.path, %version, "legacy session: asks are awaited in place");
-            crate::observe::round_opened(handler.path, "legacy", None, &crate::observe::NO_KEYS);
-            return Ok(Opening::ready(Ok(Io::live(
-                handler,
-                context.peer.clone(),
+        if let Era::Legacy(version) = era {
+            return Ok(Checked::Legacy {
                 version,
                 caps,
-                runtime.live_attempts,
-            )
-            .with_arguments(self.arguments)
-            .with_cancellation(context.ct.clone())
-            .with_context(context))));
+                runtime,
+                arguments: self.arguments,
+            });
         }
         // The HTTP request's parts (rmcp hands them to handlers), looked up once for all that
         // HTTP layers leave in them.
@@ -352,40 +386,120 @@ impl Request {
         let incoming = self.input_responses.unwrap_or_default();
         runtime.limits.check_within(&incoming, raw_bounds(parts))?;
         let binding = Binding {
-            bind: bind_digest(self.method, &self.target, self.arguments.as_ref()),
-            principal: principal_of(&context, parts),
+            bind: bind
+                .unwrap_or_else(|| bind_digest(self.method, &self.target, self.arguments.as_ref())),
+            principal: principal_of(context, parts),
         };
-
         let opened = match &self.request_state {
             None => None,
             Some(token) => Some(runtime.sealer.open(token, &binding)?),
         };
-        let round = ModernRound {
-            handler,
-            binding,
-            caps,
-            incoming,
-            step_key: self.step_key,
-            arguments: self.arguments,
+        // Under single use, where the response leaves, when `mrtr::delivery::DeliveryLayer`
+        // put it there: the claim's lease is settled once it has.
+        let claim = match (&opened, &runtime.replay) {
+            (Some(_), Some(guard)) => Some((
+                guard.clone(),
+                parts.and_then(|parts| parts.extensions.get::<Delivery>().cloned()),
+            )),
+            _ => None,
         };
-        Ok(match (opened, runtime.replay.clone()) {
-            (Some(opened), Some(guard)) => {
-                // Where the response leaves, when `mrtr::delivery::DeliveryLayer` put it there.
-                let delivery = parts.and_then(|parts| parts.extensions.get::<Delivery>().cloned());
-                Opening::Claiming(Box::pin(async move {
-                    claim(&guard, opened.idempotency_key, opened.expires_at, delivery).await?;
-                    Ok(round.start(runtime, Some(opened), context))
-                }))
-            }
-            (opened, _) => Opening::ready(Ok(round.start(runtime, opened, context))),
+        Ok(Checked::Modern {
+            runtime,
+            round: ModernRound {
+                binding,
+                caps,
+                incoming,
+                step_key: self.step_key,
+                arguments: self.arguments,
+            },
+            opened,
+            claim,
         })
+    }
+}
+
+/// A request that passed every check of [`Request::check`], waiting for its handler.
+// The 2026-07-28 variant is the large one and the common one: boxing it would add an
+// allocation to every round to shrink the rare legacy one.
+#[allow(clippy::large_enum_variant)]
+enum Checked {
+    /// A legacy session's call: its asks are awaited in place.
+    Legacy {
+        version: rmcp::model::ProtocolVersion,
+        caps: ClientCaps,
+        runtime: Arc<Runtime>,
+        arguments: Option<JsonObject>,
+    },
+    /// A 2026-07-28 round, with its continuation opened (if it presented one) and, under
+    /// single use, the replay guard that must claim it first.
+    Modern {
+        runtime: Arc<Runtime>,
+        round: ModernRound,
+        opened: Option<crate::seal::Opened>,
+        claim: Option<(Arc<dyn ReplayGuard>, Option<Delivery>)>,
+    },
+}
+
+impl Checked {
+    /// The round of `handler`; `context` is rmcp's, where the round keeps it (a legacy call
+    /// always does: its asks go to the peer).
+    fn open(
+        self,
+        handler: &'static Handler,
+        context: Option<RequestContext<RoleServer>>,
+    ) -> Opening {
+        match self {
+            Checked::Legacy {
+                version,
+                caps,
+                runtime,
+                arguments,
+            } => {
+                let Some(context) = context else {
+                    return Opening::ready(Err(MrtrError::Internal(
+                        "a legacy call was opened without rmcp's request context".into(),
+                    )));
+                };
+                tracing::debug!(target: "mrtr", handler = handler.path, %version, "legacy session: asks are awaited in place");
+                crate::observe::round_opened(
+                    handler.path,
+                    "legacy",
+                    None,
+                    &crate::observe::NO_KEYS,
+                );
+                Opening::ready(Ok(Io::live(
+                    handler,
+                    context.peer.clone(),
+                    version,
+                    caps,
+                    runtime.live_attempts,
+                )
+                .with_arguments(arguments)
+                .with_cancellation(context.ct.clone())
+                .with_context(context)))
+            }
+            Checked::Modern {
+                runtime,
+                round,
+                opened: Some(opened),
+                claim: Some((guard, delivery)),
+            } => Opening::Claiming(Box::pin(async move {
+                claim(&guard, opened.idempotency_key, opened.expires_at, delivery).await?;
+                Ok(round.start(handler, runtime, Some(opened), context))
+            })),
+            Checked::Modern {
+                runtime,
+                round,
+                opened,
+                ..
+            } => Opening::ready(Ok(round.start(handler, runtime, opened, context))),
+        }
     }
 }
 
 /// A 2026-07-28 round whose request checked out, waiting only for its continuation (if any)
 /// to be claimed.
 struct ModernRound {
-    handler: &'static Handler,
     binding: Binding,
     caps: ClientCaps,
     incoming: BTreeMap<String, Value>,
@@ -396,9 +510,10 @@ struct ModernRound {
 impl ModernRound {
     fn start(
         self,
+        handler: &'static Handler,
         runtime: Arc<Runtime>,
         opened: Option<crate::seal::Opened>,
-        context: RequestContext<RoleServer>,
+        context: Option<RequestContext<RoleServer>>,
     ) -> Io {
         let resumed = opened.map(|opened| {
             self.step_key.set(opened.idempotency_key);
@@ -406,17 +521,20 @@ impl ModernRound {
         });
         let resumed_from = resumed.as_ref().map(|c| c.step.as_str());
         let answered = crate::observe::Keys(&self.incoming);
-        crate::observe::round_opened(self.handler.path, "2026-07-28", resumed_from, &answered);
-        Io::modern(
-            self.handler,
+        crate::observe::round_opened(handler.path, "2026-07-28", resumed_from, &answered);
+        let io = Io::modern(
+            handler,
             runtime,
             self.binding,
             self.caps,
             resumed,
             self.incoming,
         )
-        .with_arguments(self.arguments)
-        .with_context(context)
+        .with_arguments(self.arguments);
+        match context {
+            Some(context) => io.with_context(context),
+            None => io,
+        }
     }
 }
 

@@ -13,6 +13,11 @@ use serde_json::{Map, Value};
 use crate::error::MrtrError;
 use crate::request::{InputMethod, InputRequest, SamplingUses};
 
+mod recent;
+
+/// Where a 2026-07-28 request declares its capabilities in `_meta`.
+const META_KEY: &str = "io.modelcontextprotocol/clientCapabilities";
+
 /// The client capabilities declared for this request (2026-07-28 `_meta`) or, on a legacy
 /// session, at `initialize`.
 ///
@@ -155,9 +160,19 @@ impl ClientCaps {
         caps
     }
 
-    /// The capabilities `context` declares, read without keeping them.
+    /// The capabilities `context` declares, read without keeping them: those its `_meta`
+    /// declares if they read (then nothing else counts, whatever the session), by what this
+    /// thread read of an equal declaration if it did; else what rmcp falls back to.
     pub(crate) fn of_context(context: &rmcp::service::RequestContext<rmcp::RoleServer>) -> Self {
-        ClientCaps::from_typed(context.client_capabilities())
+        let in_meta = (context.meta.0).0.get(META_KEY).and_then(|declared| {
+            recent::read(declared, || {
+                context
+                    .meta
+                    .client_capabilities()
+                    .map(|typed| ClientCaps::from_typed(Some(typed)))
+            })
+        });
+        in_meta.unwrap_or_else(|| ClientCaps::from_typed(context.client_capabilities()))
     }
 
     /// The declared capabilities as sent.

@@ -25,8 +25,10 @@ pub const ROUND_PIECES: &[Piece] = &[
         name: "open the round (the state, its binding, the limits)",
         frames: &[
             "mrtr::call::Request::open",
+            "mrtr::call::Request::check",
+            "mrtr::call::Checked::open",
             "mrtr::call::ToolCall::open",
-            "mrtr::call::ToolCallInContext::open",
+            "mrtr::call::ToolCallInContext<_>::open",
             "RequestStateCodec::open",
         ],
     },
@@ -34,7 +36,7 @@ pub const ROUND_PIECES: &[Piece] = &[
         name: "take the call from rmcp (extractors)",
         frames: &[
             "<mrtr::call::ToolCall as rmcp::",
-            "<mrtr::call::ToolCallInContext as rmcp::",
+            "<mrtr::call::ToolCallInContext<_> as rmcp::",
             "<mrtr::call::CallContext as rmcp::",
             "mrtr::call::CallContext::take",
         ],

@@ -69,7 +69,7 @@ fn forward_attrs(handler: &Handler<'_>) -> Vec<syn::Attribute> {
 /// beside it (the machine's body, the step tables), which an impl-level `#[mrtr_tool]` puts in
 /// an impl of their own so that `#[tool_router]` does not parse them again.
 pub fn emit(handler: &Handler<'_>, machine: &Gen<'_>) -> (TokenStream, TokenStream) {
-    let registered = registered_fn(handler, machine.plan.stepped);
+    let registered = registered_fn(handler, machine.plan.stepped, keeps_context(machine.plan));
     let body = body_fn(handler, machine);
     let tables = step_tables(handler, machine);
     (registered, quote!(#body #tables))
@@ -80,13 +80,20 @@ fn body_fn_name(method: &ImplItemFn) -> syn::Ident {
     format_ident!("__mrtr_body_{}", method.sig.ident)
 }
 
+/// Whether the round needs rmcp's context or the call's arguments after it opens: a helper it
+/// enters may take the context (`&RequestContext`, `&Peer`), and a parameter the body partly
+/// moves before an arm boundary is decoded again from the arguments (`Io::reparse`).
+fn keeps_context(plan: &crate::tool::plan::Plan) -> bool {
+    !plan.frames.is_empty() || plan.refilled.iter().any(|r| r.from_arguments)
+}
+
 /// The call this kind of handler takes and the response type rmcp expects from the registered
 /// method; the runtime's `respond` turns the body's outcome into that response.
-fn request_kind(handler: &Handler<'_>) -> (TokenStream, TokenStream) {
+fn request_kind(handler: &Handler<'_>, keeps_context: bool) -> (TokenStream, TokenStream) {
     let rt = crate::runtime();
     match handler.kind {
         Kind::Tool if only_arguments(handler) => (
-            quote!(ToolCallInContext),
+            quote!(ToolCallInContext<#keeps_context>),
             quote!(#rt::rmcp::model::CallToolResponse),
         ),
         Kind::Tool => (quote!(ToolCall), quote!(#rt::rmcp::model::CallToolResponse)),
@@ -187,13 +194,13 @@ fn boxed(handler: &Handler<'_>, lifetime: &TokenStream, output: TokenStream) -> 
 /// The round is opened by the runtime's `respond`, which then starts the lowered body on its
 /// `Io`: the body has no `.await` and no early return of its own for opening the round, which
 /// is what type-checking every handler's body paid for.
-fn registered_fn(handler: &Handler<'_>, stepped: bool) -> TokenStream {
+fn registered_fn(handler: &Handler<'_>, stepped: bool, keeps_context: bool) -> TokenStream {
     let rt = crate::runtime();
     let method = handler.method;
     let (name, vis, ret) = (&method.sig.ident, &method.vis, &handler.ret);
     let body_fn = body_fn_name(method);
     let (receiver_param, receiver_arg, lifetime) = receiver(method);
-    let (call_ty, response) = request_kind(handler);
+    let (call_ty, response) = request_kind(handler, keeps_context);
     let context = trailing_context(handler);
     // A handler whose call takes the context whole gets its `ClientCaps` and `StepKey` from
     // the call, bound before the call opens (spanned at the parameter's type, so a type of that
