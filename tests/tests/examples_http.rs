@@ -137,3 +137,70 @@ async fn a_continuation_minted_for_one_user_is_refused_for_another() {
     let _ = alice.cancel().await;
     let _ = bob.cancel().await;
 }
+
+/// One 2026-07-28 `deploy_service` call declaring `capabilities` in its `_meta`: what the
+/// JSON-RPC answer's `result` holds.
+async fn deploy_declaring(url: &str, capabilities: serde_json::Value) -> serde_json::Value {
+    let call = json!({ "jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {
+        "name": "deploy_service",
+        "arguments": { "service": "checkout-api" },
+        "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": capabilities,
+        },
+    } });
+    let body = support::post_json(&reqwest::Client::new(), url, &call)
+        .header("MCP-Protocol-Version", "2026-07-28")
+        .header("Mcp-Method", "tools/call")
+        .header("Mcp-Name", "deploy_service")
+        .send()
+        .await
+        .expect("the server answers")
+        .text()
+        .await
+        .expect("a body");
+    let message: serde_json::Value = body
+        .lines()
+        .filter_map(|line| line.strip_prefix("data:"))
+        .find_map(|data| serde_json::from_str(data.trim()).ok())
+        .or_else(|| serde_json::from_str(&body).ok())
+        .unwrap_or_else(|| panic!("no JSON-RPC message in {body:?}"));
+    message["result"].clone()
+}
+
+/// Server and client share this test's one thread, so every call is read by the thread that
+/// read the last: the capabilities it kept from an equal declaration must never stand in for
+/// another request's.
+#[tokio::test]
+async fn each_call_is_judged_by_the_capabilities_its_own_meta_declares() {
+    install_runtime();
+    let addr = start(Ops::default()).await;
+    let url = format!("http://{addr}/mcp");
+    let form = json!({ "elicitation": { "form": {} } });
+    let asks = |result: &serde_json::Value| result["resultType"] == "input_required";
+    for declared in [
+        form.clone(),
+        json!({}),
+        form.clone(),
+        json!({ "elicitation": { "url": {} } }),
+        json!({ "elicitation": {} }),
+        json!({ "sampling": {} }),
+        form,
+    ] {
+        let result = deploy_declaring(&url, declared.clone()).await;
+        let elicits_forms =
+            declared["elicitation"].is_object() && declared["elicitation"]["url"].is_null();
+        assert_eq!(
+            asks(&result),
+            elicits_forms,
+            "declaring {declared}: {result}"
+        );
+        if !elicits_forms {
+            let text = result["content"][0]["text"].as_str().unwrap_or_default();
+            assert!(
+                text.contains("cannot show a confirmation form"),
+                "declaring {declared}: {result}"
+            );
+        }
+    }
+}
