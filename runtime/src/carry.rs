@@ -14,6 +14,10 @@ use serde::de::DeserializeOwned;
 use crate::cbor;
 use crate::error::MrtrError;
 
+mod fingerprint;
+
+pub(crate) use fingerprint::step_fingerprint;
+
 /// A local that can be saved in a continuation.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be carried across an `ask!`",
@@ -125,14 +129,6 @@ pub(crate) fn each_selected(
     });
 }
 
-/// The layout fingerprint of one step: its layout string and the type names rustc inferred for
-/// the slots it carries. Taken on every seal and every open, so it is streamed, not collected.
-pub(crate) fn step_fingerprint(layout: &str, slots: &mut dyn Slots, mask: u64) -> u64 {
-    let mut hash = Fingerprint::new(layout);
-    each_selected(slots, mask, |_, slot| hash.feed(slot.type_name()));
-    hash.0
-}
-
 /// Moves a parked value out of its slot.
 ///
 /// An empty slot means the lowering missed a put-back: a bug in `mrtr`, reported as an error
@@ -144,40 +140,6 @@ pub fn out<T>(slot: &mut Option<T>, name: &'static str) -> Result<T, MrtrError> 
 /// The error of a parked value missing from its slot `name` (a lowering bug).
 pub(crate) fn empty_slot(name: &str) -> MrtrError {
     MrtrError::Internal(format!("mrtr lowering bug: slot `{name}` is empty"))
-}
-
-/// A 64-bit hash over the step's layout string and the type names of its carried slots.
-///
-/// It changes when keys, steps or carried types change, so a token minted by an older build is
-/// rejected instead of being misread after a redeploy. Nothing here is secret or adversarial
-/// (the token's AEAD already stops forgery): the hash only has to tell layouts apart, and it
-/// reads eight bytes at a time because a byte-at-a-time FNV cost more than the rest of a seal's
-/// bookkeeping.
-struct Fingerprint(u64);
-
-impl Fingerprint {
-    fn new(layout: &str) -> Self {
-        let mut hash = Fingerprint(0xcbf2_9ce4_8422_2325);
-        hash.feed(layout);
-        hash
-    }
-
-    /// Each text is preceded by its length, so ("ab", "c") and ("a", "bc") differ.
-    fn feed(&mut self, text: &str) {
-        self.mix(text.len() as u64);
-        let mut words = text.as_bytes().chunks_exact(8);
-        for word in &mut words {
-            self.mix(u64::from_le_bytes(word.try_into().expect("eight bytes")));
-        }
-        let mut last = [0u8; 8];
-        last[..words.remainder().len()].copy_from_slice(words.remainder());
-        self.mix(u64::from_le_bytes(last));
-    }
-
-    fn mix(&mut self, word: u64) {
-        let hash = (self.0 ^ word).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-        self.0 = hash ^ (hash >> 29);
-    }
 }
 
 /// Ties a local's type to a hoisted witness, so that two arms declaring the same local agree
@@ -227,37 +189,6 @@ mod tests {
         restored.restore(&mut input).expect("restores");
         assert!(input.is_empty());
         restored.value.expect("a value")
-    }
-
-    fn fingerprint(layout: &str, type_names: &[&str]) -> u64 {
-        let mut hash = Fingerprint::new(layout);
-        type_names.iter().for_each(|name| hash.feed(name));
-        hash.0
-    }
-
-    #[test]
-    fn every_change_to_a_layout_or_a_carried_type_changes_the_fingerprint() {
-        let base = fingerprint("mrtr-lowering/1|m::plan|AfterEnv|env|", &["u32", "String"]);
-        assert_eq!(
-            base,
-            fingerprint("mrtr-lowering/1|m::plan|AfterEnv|env|", &["u32", "String"])
-        );
-        let others = [
-            fingerprint("mrtr-lowering/1|m::plan|AfterEnv|envs|", &["u32", "String"]),
-            fingerprint("mrtr-lowering/1|m::plan|AfterEnv|env|", &["u64", "String"]),
-            fingerprint("mrtr-lowering/1|m::plan|AfterEnv|env|", &["String", "u32"]),
-            fingerprint("mrtr-lowering/1|m::plan|AfterEnv|env|", &["u32"]),
-            fingerprint("mrtr-lowering/1|m::plan|AfterEnv|env|", &["u32S", "tring"]),
-            fingerprint("mrtr-lowering/1|m::plan|AfterEnv|env|u32", &["String"]),
-            // Past the eighth byte of a word, and a zero byte where padding would be.
-            fingerprint(
-                "mrtr-lowering/1|m::plan|AfterEnv|env|",
-                &["u32", "String\0"],
-            ),
-        ];
-        for (i, other) in others.iter().enumerate() {
-            assert_ne!(base, *other, "change {i}");
-        }
     }
 
     #[test]
