@@ -76,23 +76,33 @@ impl Measured {
     }
 }
 
-/// The markdown table: one row per server; ratios against the first server of the same era.
+/// The markdown table: one row per server; ratios against the first server of the same era,
+/// over the whole run and pass by pass.
 pub fn table(results: &mut [Measured]) -> String {
     let mut out = String::new();
-    out.push_str("| server | era | flows/s | spread over passes | round p50 | round p99 | server CPU per flow | mrtr ÷ this (flows/s) | errors |\n");
-    out.push_str("|---|---|---|---|---|---|---|---|---|\n");
-    let reference: Vec<(Era, f64)> = first_of_each_era(results);
-    for result in results.iter_mut() {
+    out.push_str("| server | era | flows/s | spread over passes | round p50 | round p99 | server CPU per flow | mrtr ÷ this (flows/s) | per pass | errors |\n");
+    out.push_str("|---|---|---|---|---|---|---|---|---|---|\n");
+    let references: Vec<usize> = first_of_each_era(results);
+    for index in 0..results.len() {
+        let reference = references
+            .iter()
+            .map(|&first| &results[first])
+            .find(|first| first.era == results[index].era);
+        let ratio = reference.map_or(f64::NAN, |first| {
+            first.flows_per_second() / results[index].flows_per_second().max(f64::MIN_POSITIVE)
+        });
+        let per_pass = reference
+            .and_then(|first| ratio_spread(first, &results[index]))
+            .map_or_else(
+                || "—".to_owned(),
+                |(low, high)| format!("{low:.2}–{high:.2}×"),
+            );
+        let result = &mut results[index];
         let (p50, p99) = (result.percentile_ms(0.50), result.percentile_ms(0.99));
         let (low, high) = result.spread();
-        let ratio = reference
-            .iter()
-            .find(|(era, _)| *era == result.era)
-            .map(|(_, flows)| flows / result.flows_per_second().max(f64::MIN_POSITIVE))
-            .unwrap_or(f64::NAN);
         let _ = writeln!(
             out,
-            "| {} | {} | {:.0} | {:.0}–{:.0} | {:.2} ms | {:.2} ms | {:.0} µs | {:.2}× | {} |",
+            "| {} | {} | {:.0} | {:.0}–{:.0} | {:.2} ms | {:.2} ms | {:.0} µs | {:.2}× | {} | {} |",
             result.label,
             era_name(result.era),
             result.flows_per_second(),
@@ -102,17 +112,36 @@ pub fn table(results: &mut [Measured]) -> String {
             p99,
             result.cpu_per_flow_us(),
             ratio,
+            per_pass,
             result.errors,
         );
     }
     out
 }
 
-fn first_of_each_era(results: &[Measured]) -> Vec<(Era, f64)> {
-    let mut seen: Vec<(Era, f64)> = Vec::new();
-    for result in results {
-        if !seen.iter().any(|(era, _)| *era == result.era) {
-            seen.push((result.era, result.flows_per_second()));
+/// The lowest and highest ratio of `reference`'s flows/s to `result`'s within one pass. Every
+/// pass drives every server in turn, seconds apart, so a pass's ratio compares two turns under
+/// nearly the same load on the machine: their spread is the ratio's own, which the spreads of
+/// the two servers' flows/s over the whole run overstate.
+fn ratio_spread(reference: &Measured, result: &Measured) -> Option<(f64, f64)> {
+    let ratios: Vec<f64> = reference
+        .per_pass
+        .iter()
+        .zip(&result.per_pass)
+        .filter(|(_, theirs)| **theirs > 0.0)
+        .map(|(ours, theirs)| ours / theirs)
+        .collect();
+    let low = ratios.iter().copied().reduce(f64::min)?;
+    let high = ratios.iter().copied().reduce(f64::max)?;
+    Some((low, high))
+}
+
+/// The index of the first server of each era.
+fn first_of_each_era(results: &[Measured]) -> Vec<usize> {
+    let mut seen: Vec<usize> = Vec::new();
+    for (index, result) in results.iter().enumerate() {
+        if !seen.iter().any(|&first| results[first].era == result.era) {
+            seen.push(index);
         }
     }
     seen
@@ -229,4 +258,33 @@ fn escape(text: &str) -> String {
     text.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn measured(label: &str, era: Era, per_pass: &[f64]) -> Measured {
+        let mut measured = Measured::new(label, era);
+        measured.per_pass = per_pass.to_vec();
+        measured.flows = per_pass.iter().sum::<f64>() as u64;
+        measured.elapsed = Duration::from_secs(per_pass.len() as u64);
+        measured
+    }
+
+    #[test]
+    fn each_row_reads_its_ratio_to_the_first_of_its_era_pass_by_pass() {
+        let mut results = [
+            measured("mrtr", Era::Modern, &[100.0, 90.0, 110.0]),
+            measured("by hand", Era::Modern, &[125.0, 90.0, 100.0]),
+            measured("legacy mrtr", Era::Legacy, &[50.0]),
+            measured("legacy by hand", Era::Legacy, &[40.0]),
+        ];
+        let table = table(&mut results);
+        let rows: Vec<&str> = table.lines().skip(2).collect();
+        assert!(rows[0].contains("| 1.00× | 1.00–1.00× |"), "{}", rows[0]);
+        // 300 against 315 flows over 3 s; per pass 0.80, 1.00 and 1.10.
+        assert!(rows[1].contains("| 0.95× | 0.80–1.10× |"), "{}", rows[1]);
+        assert!(rows[3].contains("| 1.25× | 1.25–1.25× |"), "{}", rows[3]);
+    }
 }
