@@ -149,23 +149,14 @@ async fn deploy_declaring(url: &str, capabilities: serde_json::Value) -> serde_j
             "io.modelcontextprotocol/clientCapabilities": capabilities,
         },
     } });
-    let body = support::post_json(&reqwest::Client::new(), url, &call)
-        .header("MCP-Protocol-Version", "2026-07-28")
-        .header("Mcp-Method", "tools/call")
-        .header("Mcp-Name", "deploy_service")
+    let body = support::post_modern(&reqwest::Client::new(), url, &call)
         .send()
         .await
         .expect("the server answers")
         .text()
         .await
         .expect("a body");
-    let message: serde_json::Value = body
-        .lines()
-        .filter_map(|line| line.strip_prefix("data:"))
-        .find_map(|data| serde_json::from_str(data.trim()).ok())
-        .or_else(|| serde_json::from_str(&body).ok())
-        .unwrap_or_else(|| panic!("no JSON-RPC message in {body:?}"));
-    message["result"].clone()
+    support::message_in(&body)["result"].clone()
 }
 
 /// Server and client share this test's one thread, so every call is read by the thread that

@@ -308,15 +308,7 @@ async fn start_http() -> Http {
 
 /// The one JSON-RPC message of a response, whether it came as JSON or as an SSE stream.
 async fn message_of(response: reqwest::Response) -> Value {
-    let body = response.text().await.expect("a body");
-    if let Ok(value) = serde_json::from_str(&body) {
-        return value;
-    }
-    body.lines()
-        .filter_map(|line| line.strip_prefix("data:"))
-        .filter_map(|data| serde_json::from_str::<Value>(data.trim()).ok())
-        .find(|message| message.get("id").is_some())
-        .unwrap_or_else(|| panic!("no JSON-RPC response in {body:?}"))
+    support::message_in(&response.text().await.expect("a body"))
 }
 
 struct Http {
@@ -332,18 +324,11 @@ impl Http {
     /// A 2026-07-28 request: the standard headers and the request's own `_meta`.
     async fn modern(&self, method: &str, mut params: Value) -> (u16, Value) {
         params = with_meta(params);
-        let mut request = self
-            .post(&json!({ "jsonrpc": "2.0", "id": 7, "method": method, "params": params }))
-            .header("MCP-Protocol-Version", "2026-07-28")
-            .header("Mcp-Method", method);
-        let name = params
-            .get("name")
-            .or(params.get("uri"))
-            .and_then(Value::as_str);
-        if let Some(name) = name {
-            request = request.header("Mcp-Name", name);
-        }
-        let response = request.send().await.expect("the server answers");
+        let body = json!({ "jsonrpc": "2.0", "id": 7, "method": method, "params": params });
+        let response = support::post_modern(&self.client, &self.url, &body)
+            .send()
+            .await
+            .expect("the server answers");
         (response.status().as_u16(), message_of(response).await)
     }
 

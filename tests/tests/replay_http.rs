@@ -15,7 +15,7 @@ use rmcp::model::{CallToolResult, ContentBlock};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::{ErrorData, tool, tool_router};
-use serde_json::{Value, json};
+use serde_json::json;
 
 mod support;
 
@@ -98,27 +98,13 @@ async fn round(url: &str, state: Option<&str>) -> String {
         params["requestState"] = json!(state);
     }
     let call = json!({ "jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params });
-    support::post_json(&reqwest::Client::new(), url, &call)
-        .header("MCP-Protocol-Version", "2026-07-28")
-        .header("Mcp-Method", "tools/call")
-        .header("Mcp-Name", "deploy")
+    support::post_modern(&reqwest::Client::new(), url, &call)
         .send()
         .await
         .expect("the server answers")
         .text()
         .await
         .expect("a body")
-}
-
-/// The JSON-RPC message of a plain JSON body or of an SSE stream.
-fn message(body: &str) -> Value {
-    serde_json::from_str(body).unwrap_or_else(|_| {
-        body.lines()
-            .filter_map(|line| line.strip_prefix("data:"))
-            .filter_map(|data| serde_json::from_str::<Value>(data.trim()).ok())
-            .find(|message| message.get("id").is_some())
-            .unwrap_or_else(|| panic!("no JSON-RPC message in {body:?}"))
-    })
 }
 
 #[tokio::test]
@@ -128,7 +114,7 @@ async fn a_continuation_is_spent_when_its_response_leaves_not_when_it_is_compute
     let swallow = Arc::new(AtomicBool::new(false));
     let addr = start(deploys.clone(), guard.clone(), swallow.clone()).await;
     let url = format!("http://{addr}/mcp");
-    let first = message(&round(&url, None).await);
+    let first = support::message_in(&round(&url, None).await);
     let state = first["result"]["requestState"]
         .as_str()
         .unwrap_or_else(|| panic!("input_required with requestState: {first}"))
@@ -151,7 +137,7 @@ async fn a_continuation_is_spent_when_its_response_leaves_not_when_it_is_compute
     guard.release_now(&key);
 
     swallow.store(false, Ordering::SeqCst);
-    let done = message(&round(&url, Some(&state)).await);
+    let done = support::message_in(&round(&url, Some(&state)).await);
     assert_eq!(
         done["result"]["content"][0]["text"], "deployed true",
         "{done}"
@@ -161,7 +147,7 @@ async fn a_continuation_is_spent_when_its_response_leaves_not_when_it_is_compute
         Claim::Spent,
         "this answer left: spent"
     );
-    let again = message(&round(&url, Some(&state)).await);
+    let again = support::message_in(&round(&url, Some(&state)).await);
     assert_eq!(again["error"]["code"], -32602, "{again}");
     assert_eq!(deploys.runs.load(Ordering::SeqCst), 2);
 }

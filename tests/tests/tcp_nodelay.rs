@@ -55,15 +55,7 @@ fn round(id: u64, answers: Option<Value>, state: Option<Value>) -> Value {
 
 /// The JSON-RPC result in a JSON or SSE body.
 fn result_of(body: &[u8]) -> Value {
-    let text = String::from_utf8_lossy(body);
-    let json = text
-        .lines()
-        .filter_map(|line| line.strip_prefix("data:"))
-        .map(str::trim)
-        .find(|data| !data.is_empty())
-        .unwrap_or(&text);
-    let message: Value = serde_json::from_str(json).expect("a JSON-RPC message");
-    message["result"].clone()
+    support::message_in(&String::from_utf8_lossy(body))["result"].clone()
 }
 
 #[tokio::test]

@@ -40,6 +40,40 @@ pub fn post_json(
         .json(body)
 }
 
+/// A 2026-07-28 request: [`post_json`] with the headers the revision requires beside the body,
+/// `Mcp-Method` and `Mcp-Name` (the params' `name`, or `uri`) read from `body` itself.
+pub fn post_modern(
+    client: &reqwest::Client,
+    url: &str,
+    body: &serde_json::Value,
+) -> reqwest::RequestBuilder {
+    let mut request = post_json(client, url, body).header("MCP-Protocol-Version", "2026-07-28");
+    if let Some(method) = body["method"].as_str() {
+        request = request.header("Mcp-Method", method);
+    }
+    let params = &body["params"];
+    if let Some(name) = params
+        .get("name")
+        .or(params.get("uri"))
+        .and_then(|v| v.as_str())
+    {
+        request = request.header("Mcp-Name", name);
+    }
+    request
+}
+
+/// The JSON-RPC response in a body, whether it came as plain JSON or as an SSE stream (the
+/// stream's message with an `id`).
+pub fn message_in(body: &str) -> serde_json::Value {
+    serde_json::from_str(body).unwrap_or_else(|_| {
+        body.lines()
+            .filter_map(|line| line.strip_prefix("data:"))
+            .filter_map(|data| serde_json::from_str::<serde_json::Value>(data.trim()).ok())
+            .find(|message| message.get("id").is_some())
+            .unwrap_or_else(|| panic!("no JSON-RPC response in {body:?}"))
+    })
+}
+
 /// Opens a legacy session over raw Streamable HTTP (`initialize` declaring `capabilities`, then
 /// `notifications/initialized`); returns its id.
 pub async fn open_legacy_session(
