@@ -243,7 +243,11 @@ where
     S: ServerHandler + Send + 'static,
     F: Fn() -> S + Send + Sync + 'static,
 {
-    let config = StreamableHttpServerConfig::default();
+    // A 2026-07-28 call is answered by one message (MRTR asks in the result, not mid-call), so it
+    // goes back as one JSON body, as the python and TypeScript SDKs answer it: no SSE stream to
+    // set up, keep alive and end. rmcp still streams when a handler sends anything before its
+    // result, and legacy sessions stream as before.
+    let config = StreamableHttpServerConfig::default().with_json_response(true);
     let max_body = config.max_request_body_bytes;
     let service = StreamableHttpService::new(move || Ok(make()), sessions, config);
     let router = axum::Router::new();
