@@ -20,10 +20,11 @@
 //! `--cache-sim` also simulates the caches (32 KB L1s, a 1 MB 16-way last level) and reports
 //! last-level misses per flow, split into code fetches and data: what an instruction count
 //! cannot see, and why the native time ratio can be larger than the instruction ratio.
-//! `--last-level BYTES` sets another last level (a power of two, at least 64 KiB): a server's
-//! misses across a few sizes show how large its working set per flow is, and a server whose
-//! set just outgrows the cache it shares with the load generator and its neighbours misses
-//! several times as often as one that just fits.
+//! `--last-level BYTES` sets another last level, any multiple of 64 KiB up to 4 MiB, always 1024
+//! sets of 64-byte lines with one way per 64 KiB (so 1 MiB is the default's 16 ways): a server's
+//! misses across sizes a few percent apart show how large its working set per flow is, and a
+//! server whose set just outgrows the cache it shares with the load generator and its neighbours
+//! misses several times as often as one that just fits.
 //!
 //! `--footprint` also counts the code each server ran over the measured flows: the distinct
 //! 64-byte lines its executed instructions sit in (from `--dump-instr=yes`), in KiB. Far more
@@ -111,14 +112,20 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Options, String> {
 /// which the load generator and the other servers share in a benchmark run.
 const DEFAULT_LAST_LEVEL: u64 = 1 << 20;
 
-/// A last-level size valgrind accepts with 16 ways of 64-byte lines.
+/// One way of the simulated last level: 1024 sets of 64-byte lines. Sizes are whole ways, so a
+/// sweep in steps of 64 KiB changes only the associativity, never the sets a line maps to.
+const LAST_LEVEL_WAY: u64 = 1024 * 64;
+const LAST_LEVEL_MAX_WAYS: u64 = 64;
+
+/// A last-level size in whole ways, from one way (64 KiB) to 64 (4 MiB).
 fn last_level(text: &str) -> Result<u64, String> {
     let bytes: u64 = text
         .parse()
         .map_err(|e| format!("--last-level {text}: {e}"))?;
-    if bytes < 64 * 1024 || !bytes.is_power_of_two() {
+    let ways = bytes / LAST_LEVEL_WAY;
+    if bytes % LAST_LEVEL_WAY != 0 || !(1..=LAST_LEVEL_MAX_WAYS).contains(&ways) {
         return Err(format!(
-            "--last-level {text}: a power of two of at least 65536 bytes"
+            "--last-level {text}: a multiple of 65536 bytes, from 65536 to 4194304"
         ));
     }
     Ok(bytes)
@@ -138,7 +145,7 @@ fn under_callgrind(spec: &ServerSpec, out: &str, options: &Options) -> ServerSpe
         // Given explicitly so the figure does not follow whatever cache valgrind detects.
         command
             .extend(["--cache-sim=yes", "--I1=32768,8,64", "--D1=32768,8,64"].map(str::to_owned));
-        command.push(format!("--LL={bytes},16,64"));
+        command.push(format!("--LL={bytes},{},64", bytes / LAST_LEVEL_WAY));
     }
     command.extend(spec.command.iter().cloned());
     ServerSpec {
@@ -576,13 +583,35 @@ mod tests {
         let chosen =
             parse(args(&[&["--last-level", "524288"][..], &server].concat()).into_iter()).unwrap();
         assert_eq!(chosen.last_level, Some(512 * 1024));
-        for refused in ["1000000", "32768", "lots"] {
+        let between =
+            parse(args(&[&["--last-level", "1179648"][..], &server].concat()).into_iter()).unwrap();
+        assert_eq!(between.last_level, Some(18 * 64 * 1024));
+        for refused in ["1000000", "32768", "0", "8388608", "lots"] {
             assert!(
                 parse(args(&[&["--last-level", refused][..], &server].concat()).into_iter())
                     .is_err(),
                 "{refused} was accepted"
             );
         }
+    }
+
+    #[test]
+    fn the_simulated_last_level_keeps_its_sets_and_adds_ways() {
+        let args = |list: &[&str]| list.iter().map(|a| a.to_string()).collect::<Vec<_>>();
+        let geometry = |size: &str| {
+            let options =
+                parse(args(&["--last-level", size, "--server", "a=srv --flag"]).into_iter())
+                    .unwrap();
+            let command = under_callgrind(&options.servers[0].0, "out", &options).command;
+            assert_eq!(command[command.len() - 2..], ["srv", "--flag"]);
+            command
+                .into_iter()
+                .find(|arg| arg.starts_with("--LL="))
+                .unwrap()
+        };
+        assert_eq!(geometry("1048576"), "--LL=1048576,16,64");
+        assert_eq!(geometry("1179648"), "--LL=1179648,18,64");
+        assert_eq!(geometry("65536"), "--LL=65536,1,64");
     }
 
     #[test]
