@@ -123,7 +123,7 @@ fn last_level(text: &str) -> Result<u64, String> {
         .parse()
         .map_err(|e| format!("--last-level {text}: {e}"))?;
     let ways = bytes / LAST_LEVEL_WAY;
-    if bytes % LAST_LEVEL_WAY != 0 || !(1..=LAST_LEVEL_MAX_WAYS).contains(&ways) {
+    if !bytes.is_multiple_of(LAST_LEVEL_WAY) || !(1..=LAST_LEVEL_MAX_WAYS).contains(&ways) {
         return Err(format!(
             "--last-level {text}: a multiple of 65536 bytes, from 65536 to 4194304"
         ));
