@@ -45,7 +45,7 @@ if ((SMOKE)); then
     cargo build --workspace --examples --bins
 else
     TARGET=target/release
-    RUN=(--connections 32 --seconds 5 --passes 3 --warmup 1 --chart bench/flows/flows.svg)
+    RUN=(--connections 32 --seconds 4 --passes 5 --warmup 1 --chart bench/flows/flows.svg)
     cargo build --release -p mrtr-examples --example deploy_service --example legacy_deploy_service
     cargo build --release -p mrtr-flows --bins
 fi
