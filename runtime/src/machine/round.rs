@@ -183,7 +183,7 @@ impl Io {
 
     /// Modern: ends this round at step `step` (its index in the handler's steps), saving the
     /// slots the step carries.
-    pub fn suspend<T>(self, slots: &mut impl Slots, step: usize) -> Flow<T> {
+    pub fn suspend<T>(self, slots: &mut dyn Slots, step: usize) -> Flow<T> {
         (*self.0).suspend(slots, step)
     }
 }
@@ -228,7 +228,7 @@ impl Round {
     /// No `Result` to match in every body. The continuation is given back to the replay guard:
     /// none of the body ran, and the instance that sealed it (another build, during a rolling
     /// deploy) may still run it.
-    pub fn restore(&mut self, slots: &mut impl Slots, start: u32) -> u32 {
+    pub fn restore(&mut self, slots: &mut dyn Slots, start: u32) -> u32 {
         match self.restore_resumed(slots, start) {
             Ok(pc) => pc,
             Err(error) => {
@@ -238,7 +238,7 @@ impl Round {
         }
     }
 
-    fn restore_resumed(&mut self, slots: &mut impl Slots, start: u32) -> Result<u32, MrtrError> {
+    fn restore_resumed(&mut self, slots: &mut dyn Slots, start: u32) -> Result<u32, MrtrError> {
         let Some(resumed) = &self.resumed else {
             return Ok(start);
         };
@@ -259,7 +259,7 @@ impl Round {
         helper: &'static Handler,
         fresh: bool,
         frame: Option<Frame>,
-        slots: &mut impl Slots,
+        slots: &mut dyn Slots,
         start: u32,
     ) -> u32 {
         if fresh {
@@ -524,7 +524,7 @@ impl Round {
     }
 
     /// [`Io::suspend`], on the round taken out of its box.
-    fn suspend<T>(self, slots: &mut impl Slots, step: usize) -> Flow<T> {
+    fn suspend<T>(self, slots: &mut dyn Slots, step: usize) -> Flow<T> {
         match self.suspension(slots, step) {
             Ok(suspension) => Flow::Suspend(suspension),
             Err(error) => Flow::Fail(error),
@@ -586,7 +586,7 @@ impl Round {
     pub fn suspend_frame<T>(
         &mut self,
         helper: &'static Handler,
-        slots: &mut impl Slots,
+        slots: &mut dyn Slots,
         step: usize,
     ) -> Poll<T> {
         if let Some(error) = self.failed.take() {
@@ -613,7 +613,7 @@ impl Round {
 fn restore_frame_step(
     helper: &'static Handler,
     frame: Option<Frame>,
-    slots: &mut impl Slots,
+    slots: &mut dyn Slots,
 ) -> Result<u32, MrtrError> {
     let frame = frame.ok_or_else(|| {
         MrtrError::RejectedState(format!(
@@ -639,7 +639,7 @@ fn restore_step(
     step: &StepInfo,
     fingerprint: u64,
     carried: &[u8],
-    slots: &mut impl Slots,
+    slots: &mut dyn Slots,
 ) -> Result<u32, MrtrError> {
     let expected = step_fingerprint(step.layout, slots, step.mask);
     if fingerprint != expected {
