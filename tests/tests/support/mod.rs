@@ -95,7 +95,7 @@ pub async fn open_legacy_session(
         .expect("a legacy session id")
         .to_owned();
     let _ = response.text().await;
-    post_json(
+    let initialized = post_json(
         client,
         url,
         &serde_json::json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }),
@@ -104,6 +104,7 @@ pub async fn open_legacy_session(
     .header("MCP-Protocol-Version", "2025-11-25")
     .send()
     .await
-    .expect("initialized is accepted");
+    .expect("initialized is sent");
+    assert_eq!(initialized.status(), 202, "initialized is accepted");
     session
 }
