@@ -337,9 +337,9 @@ struct Survey {
 /// the comparisons into vector instructions (16 bytes at a time on any x86-64): a third of the
 /// time of the word-at-a-time pass this replaced, with no search library's code. A block's
 /// counts are summed once per block, so blocks as long as a byte can count (rather than 64)
-/// save an eighth of the pass. A position
-/// starts a `null` when the four views of the block shifted by 0 to 3 bytes hold `n`, `u`, `l`,
-/// `l` there; the last three bytes cannot start one and are only counted.
+/// save an eighth of the pass. A position starts a `null` when the four views of the block
+/// shifted by 0 to 3 bytes hold `n`, `u`, `l`, `l` there; the last three bytes cannot start one
+/// and are only counted.
 #[cfg(feature = "http")]
 fn survey(message: &[u8]) -> Option<Survey> {
     const BLOCK: usize = 240;
