@@ -9,7 +9,9 @@
 //! A dump taken with `--dump-instr=yes` also gives each cost line the address of its
 //! instruction, and so the code a server ran: the distinct 64-byte lines its executed
 //! instructions sit in (`instructions --footprint`). What a round runs beyond the first level
-//! cache is fetched again on every round; that count is what a larger hot path costs.
+//! cache is fetched again on every round; that count is what a larger hot path costs. The
+//! distinct 4 KiB pages those lines sit in are what the instruction TLB has to map: the same
+//! code spread thinly over more pages costs translations as well as fetches.
 
 use std::collections::{BTreeMap, HashSet};
 
@@ -23,10 +25,15 @@ pub struct Cost {
     pub code_misses: u64,
     /// Distinct 64-byte lines of code executed; 0 without instruction positions.
     pub code_lines: u64,
+    /// Distinct 4 KiB pages those lines sit in.
+    pub code_pages: u64,
 }
 
 /// The size of a cache line, the unit code is fetched in.
 pub const CODE_LINE: u64 = 64;
+
+/// The size of a page, the unit code is mapped in.
+pub const CODE_PAGE: u64 = 4096;
 
 /// `lines` code lines in KiB.
 pub fn code_kib(lines: u64) -> u64 {
@@ -46,6 +53,12 @@ pub fn by_crate(dump: &str) -> Result<BTreeMap<String, Cost>, String> {
 /// ([`crate::parts`]).
 pub fn by_part(dump: &str) -> Result<BTreeMap<String, Cost>, String> {
     costs_by(dump, |name, _| parts::part_of(name, crate_of(name)))
+}
+
+/// The distinct pages of code a dump's executed instructions sit in, whoever's they are.
+pub fn code_pages(dump: &str) -> Result<u64, String> {
+    let all = costs_by(dump, |_, _| "")?;
+    Ok(all.values().map(|cost| cost.code_pages).sum())
 }
 
 /// The exclusive costs of a dump summed by `owner(function name, object file)`.
@@ -124,7 +137,14 @@ where
     Ok(costs
         .into_iter()
         .map(|(owner, mut cost)| {
-            cost.code_lines = lines.get(owner).map_or(0, |set| set.len() as u64);
+            if let Some(set) = lines.get(owner) {
+                cost.code_lines = set.len() as u64;
+                let pages: HashSet<_> = set
+                    .iter()
+                    .map(|(object, line)| (object, line * CODE_LINE / CODE_PAGE))
+                    .collect();
+                cost.code_pages = pages.len() as u64;
+            }
             (owner.to_owned(), cost)
         })
         .collect())
@@ -197,7 +217,8 @@ mod tests {
             Cost {
                 instructions: 160,
                 code_misses: 10,
-                code_lines: 0
+                code_lines: 0,
+                code_pages: 0
             }
         );
         assert_eq!(
@@ -205,7 +226,8 @@ mod tests {
             Cost {
                 instructions: 40,
                 code_misses: 1,
-                code_lines: 0
+                code_lines: 0,
+                code_pages: 0
             }
         );
         assert_eq!(
@@ -213,7 +235,8 @@ mod tests {
             Cost {
                 instructions: 30,
                 code_misses: 2,
-                code_lines: 0
+                code_lines: 0,
+                code_pages: 0
             }
         );
         assert_eq!(costs.len(), 3);
@@ -227,7 +250,8 @@ mod tests {
             Cost {
                 instructions: 12,
                 code_misses: 0,
-                code_lines: 0
+                code_lines: 0,
+                code_pages: 0
             }
         );
     }
@@ -260,6 +284,21 @@ mod tests {
         assert_eq!(costs["mrtr"].code_lines, 3);
         assert_eq!(costs["mrtr"].instructions, 10);
         assert_eq!(costs["hyper"].code_lines, 1);
+        // Two lines in one page of /bin/server, one in a page of libc.
+        assert_eq!(costs["mrtr"].code_pages, 2);
+    }
+
+    /// Pages are counted once however many functions, of whatever crate, ran code in them.
+    #[test]
+    fn code_pages_are_distinct_pages_of_each_object() {
+        let dump = "positions: instr line\nevents: Ir\nob=(1) /bin/server\n\
+             fn=(1) mrtr::a\n0x1000 1 1\n+0xfc0 2 1\nfn=(2) hyper::b\n0x1040 1 1\n\
+             +0x1000 2 1\nfn=(3) tokio::c\n0x1080 1 0\nob=(2) /usr/lib/libc.so.6\n\
+             fn=(4) memcpy\n0x1000 1 1\n";
+        // /bin/server: 0x1000 and 0x1fc0 (page 1), 0x1040 (page 1), 0x2040 (page 2);
+        // tokio's instruction never ran; libc's page 1 is another page.
+        assert_eq!(code_pages(dump), Ok(3));
+        assert_eq!(by_crate(dump).unwrap()["mrtr"].code_pages, 1);
     }
 
     /// `--dump-line=no` leaves the address as the only position: the values follow it.
@@ -272,7 +311,8 @@ mod tests {
             Cost {
                 instructions: 8,
                 code_misses: 2,
-                code_lines: 2
+                code_lines: 2,
+                code_pages: 1
             }
         );
     }

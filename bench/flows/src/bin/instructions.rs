@@ -30,6 +30,8 @@
 //! 64-byte lines its executed instructions sit in (from `--dump-instr=yes`), in KiB. Far more
 //! than the 32 KiB first-level instruction cache for any server here, so a round fetches most
 //! of it again, and a server with fewer instructions but more code can still be the slower.
+//! Beside it, the distinct 4 KiB pages that code sits in: how thinly it is spread, which costs
+//! instruction-TLB misses on top of the fetches.
 //!
 //! `--by-crate` follows the table with each era's costs per flow by crate (instructions, and
 //! code misses with a simulated cache, KiB of code run with `--footprint`), the crates where
@@ -230,11 +232,11 @@ fn totals(dump: &str, text: &str) -> Result<Totals, String> {
     })
 }
 
-/// A server's counts per flow: the dump's totals, the code it ran (KiB over the measured
-/// flows, with `--footprint`), and its costs by crate and by part if asked for.
+/// A server's counts per flow: the dump's totals, the code it ran (KiB and pages over the
+/// measured flows, with `--footprint`), and its costs by crate and by part if asked for.
 struct Counted {
     totals: Totals,
-    code_kib: Option<u64>,
+    code_run: Option<(u64, u64)>,
     by_crate: BTreeMap<String, Cost>,
     by_part: BTreeMap<String, Cost>,
 }
@@ -285,9 +287,12 @@ fn counted(dump: &str, options: &Options) -> Result<Counted, String> {
         BTreeMap::new()
     };
     // Code lines are a set over all the measured flows, not a sum: they are not divided.
-    let code_kib = options
-        .footprint
-        .then(|| callgrind::code_kib(crates.values().map(|cost| cost.code_lines).sum()));
+    let code_run = if options.footprint {
+        let kib = callgrind::code_kib(crates.values().map(|cost| cost.code_lines).sum());
+        Some((kib, callgrind::code_pages(&text)?))
+    } else {
+        None
+    };
     let per_flow = |costs: BTreeMap<String, Cost>| -> BTreeMap<String, Cost> {
         costs
             .into_iter()
@@ -296,6 +301,7 @@ fn counted(dump: &str, options: &Options) -> Result<Counted, String> {
                     instructions: cost.instructions / flows,
                     code_misses: cost.code_misses / flows,
                     code_lines: cost.code_lines,
+                    code_pages: cost.code_pages,
                 };
                 (name, cost)
             })
@@ -313,7 +319,7 @@ fn counted(dump: &str, options: &Options) -> Result<Counted, String> {
     };
     Ok(Counted {
         totals: totals(dump, &text)?.per_flow(flows),
-        code_kib,
+        code_run,
         by_crate,
         by_part,
     })
@@ -462,7 +468,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         format!(" last-level misses per flow ({size}): code | data |")
     });
     let code_column = if options.footprint {
-        " code run over the flows (KiB) |"
+        " code run over the flows (KiB) | its 4 KiB pages |"
     } else {
         ""
     };
@@ -476,7 +482,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         } else {
             ""
         },
-        if options.footprint { "---|" } else { "" }
+        if options.footprint { "---|---|" } else { "" }
     );
     let mut first: Vec<(Era, u64)> = Vec::new();
     let mut breakdowns = Vec::new();
@@ -503,8 +509,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             format!(" {code} | {data} |")
         });
         let code = counted
-            .code_kib
-            .map_or(String::new(), |kib| format!(" {kib} |"));
+            .code_run
+            .map_or(String::new(), |(kib, pages)| format!(" {kib} | {pages} |"));
         println!(
             "| {} | {} | {:.2} M | {:.2}× |{misses}{code}",
             spec.label,
@@ -623,6 +629,7 @@ mod tests {
                         instructions,
                         code_misses,
                         code_lines: code_misses * 16,
+                        code_pages: code_misses,
                     };
                     (name.to_owned(), cost)
                 })
