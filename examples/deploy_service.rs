@@ -5,16 +5,14 @@
 //! `cargo run --example deploy_service` serves Streamable HTTP at 127.0.0.1:8080/mcp;
 //! `-- --stdio` serves stdio; `-- --demo` plays the three-message exchange against itself.
 //!
-//! For the fleet harness (`scripts/fleet.sh`): `MRTR_REDIS_URL` makes continuations single-use
-//! on Redis, `MRTR_INSTANCE` names the instance in an `x-mrtr-instance` response header,
-//! `MRTR_EFFECT_LOG` appends every effect to a file, and `MRTR_WITH_RELEASE_NOTES=1` serves
-//! `release_notes` beside the two tools.
+//! `MRTR_REDIS_URL` makes continuations single-use on Redis, `MRTR_INSTANCE` names the instance
+//! in an `x-mrtr-instance` response header, and `MRTR_EFFECT_LOG` appends every effect to a file
+//! (the fleet harness serves these tools with `release_notes` from the `fleet_service` example).
 
 use mrtr::StrictParams;
 use mrtr::prescan::Prescan;
 use mrtr_examples::ops::Ops;
 use mrtr_examples::servers::deploy_service::Deployer;
-use mrtr_examples::servers::fleet::FleetServer;
 use mrtr_examples::{Launch, init_tracing, install_runtime, serve};
 
 #[tokio::main]
@@ -27,12 +25,6 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         return mrtr_examples::demo::play_deploy(Deployer::new(ops.clone()), &ops).await;
     }
     let prescan = Prescan::new(runtime.limits().clone());
-    if std::env::var("MRTR_WITH_RELEASE_NOTES").is_ok_and(|v| v == "1") {
-        return serve(&launch, "deploy-service", Some(prescan), move || {
-            StrictParams::new(FleetServer::new(ops.clone()))
-        })
-        .await;
-    }
     serve(&launch, "deploy-service", Some(prescan), move || {
         StrictParams::new(Deployer::new(ops.clone()))
     })

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# The fleet harness: Redis, three instances of the `deploy_service` example (same
-# MRTR_STATE_KEYS, single use on Redis, `release_notes` served too) behind nginx (round robin,
-# no stickiness, HTTP/1.1 keep-alive to the upstreams), and `fleet-load` driving complete
-# multi-round flows through nginx for a fixed time. During the load: the README's three-stage key
-# rotation (add accept-only, promote, retire) as rolling restarts one instance at a time, and one
-# instance killed with SIGKILL and brought back. Rounds the SIGKILL strands (their lease taken,
-# no answer) are retried by the client until the lease runs out and another instance takes them
-# over; the example's effects are idempotent by the round's key, so they still happen once.
+# The fleet harness: Redis, three instances of the `fleet_service` example (`deploy_service`,
+# `summarize_incidents` and `release_notes` in one server; same MRTR_STATE_KEYS, single use on
+# Redis) behind nginx (round robin, no stickiness, HTTP/1.1 keep-alive to the upstreams), and
+# `fleet-load` driving complete multi-round flows through nginx for a fixed time. During the load:
+# the README's three-stage key rotation (add accept-only, promote, retire) as rolling restarts one
+# instance at a time, and one instance killed with SIGKILL and brought back. Rounds the SIGKILL
+# strands (their lease taken, no answer) are retried by the client until the lease runs out and
+# another instance takes them over; the example's effects are idempotent by the round's key, so
+# they still happen once.
 #
 #   bash scripts/fleet.sh [--seconds N] [--flows N] [--release]
 #
@@ -37,10 +38,10 @@ fi
 bash scripts/setup-debian.sh redis-server:redis-server nginx:nginx bc:bc
 NGINX="$(command -v nginx || echo /usr/sbin/nginx)"
 
-BUILD=(cargo build --quiet -p mrtr-examples --example deploy_service -p mrtr-fleet --bin fleet-load)
+BUILD=(cargo build --quiet -p mrtr-examples --example fleet_service -p mrtr-fleet --bin fleet-load)
 [[ "$PROFILE" == release ]] && BUILD+=(--release)
 "${BUILD[@]}"
-SERVER="$ROOT/target/$PROFILE/examples/deploy_service"
+SERVER="$ROOT/target/$PROFILE/examples/fleet_service"
 LOAD="$ROOT/target/$PROFILE/fleet-load"
 
 WORK="$(mktemp -d /tmp/mrtr-fleet.XXXXXX)"
@@ -104,7 +105,7 @@ start_instance() { # N KEYS
         MRTR_REDIS_URL="redis://127.0.0.1:$REDIS_PORT/" MRTR_REDIS_TIMEOUT_MS=2000 \
         MRTR_REDIS_LEASE_MS="$LEASE_MS" MRTR_INSTANCE="i$n" \
         MRTR_EFFECT_LOG="$WORK/effects/i$n.log" MRTR_EFFECT_LEDGER="$WORK/effects/ledger" \
-        MRTR_WITH_RELEASE_NOTES=1 RUST_LOG=warn \
+        RUST_LOG=warn \
         "$SERVER" --http "127.0.0.1:${PORT[$n]}" >>"$WORK/i$n.out" 2>&1 &
     PID[$n]=$!
     PIDS+=("${PID[$n]}")
