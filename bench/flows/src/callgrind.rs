@@ -1,4 +1,4 @@
-//! A callgrind dump's costs by crate: which code a server's instructions and last-level code
+//! A callgrind dump's costs by crate: which code a server's instructions and first-level code
 //! misses per flow are spent in (`instructions --by-crate`).
 //!
 //! Between two servers of the same tools the interesting difference is rarely one function: a
@@ -21,7 +21,9 @@ use crate::parts;
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Cost {
     pub instructions: u64,
-    /// Last-level misses fetching code (`ILmr`); 0 without cache simulation.
+    /// First-level misses fetching code (`I1mr`): lines the function ran after the rest of the
+    /// round had evicted them. A round's hot path is many times the 32 KiB cache, so this is
+    /// about the code's size in lines times the rounds; 0 without cache simulation.
     pub code_misses: u64,
     /// Distinct 64-byte lines of code executed; 0 without instruction positions.
     pub code_lines: u64,
@@ -66,7 +68,7 @@ fn costs_by<F>(dump: &str, owner_of: F) -> Result<BTreeMap<String, Cost>, String
 where
     F: for<'a> Fn(&'a str, &'a str) -> &'a str,
 {
-    // The columns of `Ir` and `ILmr` among a cost line's values (after its position).
+    // The columns of `Ir` and `I1mr` among a cost line's values (after its position).
     let mut columns: Option<(Option<usize>, Option<usize>)> = None;
     // Names are compressed: `fn=(7) name` the first time, `fn=(7)` after.
     let mut functions: BTreeMap<&str, &str> = BTreeMap::new();
@@ -88,7 +90,7 @@ where
         } else if let Some(list) = line.strip_prefix("events:") {
             let events: Vec<&str> = list.split_whitespace().collect();
             let at = |name: &str| events.iter().position(|event| *event == name);
-            columns = Some((at("Ir"), at("ILmr")));
+            columns = Some((at("Ir"), at("I1mr")));
         } else if let Some(rest) = line.strip_prefix("ob=") {
             object = named(rest, &mut objects);
         } else if let Some(rest) = line.strip_prefix("cob=") {
@@ -205,11 +207,11 @@ mod tests {
     #[test]
     fn exclusive_costs_sum_by_crate_and_call_costs_are_left_out() {
         let dump = format!(
-            "{EVENTS}ob=(1) /bin/server\nfn=(1) mrtr::seal::Sealer::open\n10 100 0 0 0 0 0 7\n\
-             +2 50 0 0 0 0 0 3\ncfn=(2) <hyper::proto::h1::Conn as Foo>::poll\ncalls=1 5\n\
-             12 9999 0 0 0 0 0 999\nfn=(2)\n5 40 0 0 0 0 0 1\n\
+            "{EVENTS}ob=(1) /bin/server\nfn=(1) mrtr::seal::Sealer::open\n10 100 0 0 7 0 0 70\n\
+             +2 50 0 0 3 0 0 30\ncfn=(2) <hyper::proto::h1::Conn as Foo>::poll\ncalls=1 5\n\
+             12 9999 0 0 999\nfn=(2)\n5 40 0 0 1 0 0 10\n\
              fn=(3) mrtr::bind::bind_digest\n* 10\ncob=(2) /usr/lib/libc.so.6\n\
-             cfn=(4) memcpy\ncalls=1 1\n1 30\nob=(2)\nfn=(4)\n1 30 0 0 0 0 0 2\n"
+             cfn=(4) memcpy\ncalls=1 1\n1 30\nob=(2)\nfn=(4)\n1 30 0 0 2 0 0 20\n"
         );
         let costs = by_crate(&dump).unwrap();
         assert_eq!(
@@ -304,7 +306,7 @@ mod tests {
     /// `--dump-line=no` leaves the address as the only position: the values follow it.
     #[test]
     fn a_dump_addressed_without_line_numbers_reads_its_values() {
-        let dump = "positions: instr\nevents: Ir ILmr\nfn=(1) mrtr::a\n0x40 5 2\n+0x40 3\n";
+        let dump = "positions: instr\nevents: Ir I1mr\nfn=(1) mrtr::a\n0x40 5 2\n+0x40 3\n";
         let costs = by_crate(dump).unwrap();
         assert_eq!(
             costs["mrtr"],
