@@ -6,7 +6,7 @@
 //!
 //! ```text
 //! instructions [--flows 90] [--warmup 30] [--dumps DIR] [--cache-sim | --last-level BYTES]
-//!              [--footprint] [--by-crate] [--by-part] [--flow TOOL]..
+//!              [--branch-sim] [--footprint] [--by-crate] [--by-part] [--flow TOOL]..
 //!              --server 'LABEL=COMMAND ARGS..' ..   (2026-07-28 flows)
 //!              --legacy 'LABEL=COMMAND ARGS..' ..   (legacy sessions)
 //! ```
@@ -33,6 +33,11 @@
 //! misses across sizes a few percent apart show how large its working set per flow is, and a
 //! server whose set just outgrows the cache it shares with the load generator and its neighbours
 //! misses several times as often as one that just fits.
+//!
+//! `--branch-sim` also simulates branch prediction and reports the mispredicted branches per
+//! flow, conditional and indirect. Like first-level misses they grow with the code a round runs
+//! (the predictor's tables are shared by all of it), so a server with more code also mispredicts
+//! more in the code both servers run.
 //!
 //! `--footprint` also counts the code each server ran over the measured flows: the distinct
 //! 64-byte lines its executed instructions sit in (from `--dump-instr=yes`), in KiB. Far more
@@ -68,6 +73,8 @@ struct Options {
     dumps: Option<String>,
     /// The simulated last level in bytes; `None`: no cache simulation.
     last_level: Option<u64>,
+    /// Whether to simulate branch prediction (`--branch-sim=yes`).
+    branch_sim: bool,
     /// Whether to count the code each server ran (`--dump-instr=yes`).
     footprint: bool,
     /// Whether to break each server's costs down by crate.
@@ -85,6 +92,7 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Options, String> {
         warmup: 30,
         dumps: None,
         last_level: None,
+        branch_sim: false,
         footprint: false,
         by_crate: false,
         by_part: false,
@@ -101,6 +109,7 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Options, String> {
             "--dumps" => options.dumps = Some(value()?),
             "--cache-sim" => options.last_level = Some(DEFAULT_LAST_LEVEL),
             "--last-level" => options.last_level = Some(last_level(&value()?)?),
+            "--branch-sim" => options.branch_sim = true,
             "--footprint" => options.footprint = true,
             "--by-crate" => options.by_crate = true,
             "--by-part" => options.by_part = true,
@@ -151,6 +160,9 @@ fn under_callgrind(spec: &ServerSpec, out: &str, options: &Options) -> ServerSpe
     if options.footprint {
         command.push("--dump-instr=yes".to_owned());
     }
+    if options.branch_sim {
+        command.push("--branch-sim=yes".to_owned());
+    }
     if let Some(bytes) = options.last_level {
         // Given explicitly so the figure does not follow whatever cache valgrind detects.
         command
@@ -177,10 +189,20 @@ fn callgrind_control(flag: &str, pid: u32) -> Result<(), String> {
         .ok_or(format!("callgrind_control {flag} {pid}: {status}"))
 }
 
-/// A dump's totals: instructions, and cache misses when the caches were simulated.
+/// A dump's totals: instructions, cache misses when the caches were simulated, mispredicted
+/// branches when the predictor was.
 struct Totals {
     instructions: u64,
     last_level_misses: Option<Misses>,
+    mispredicted: Option<Mispredicted>,
+}
+
+/// Mispredicted branches: conditional (`Bcm`) and indirect (`Bim`: calls through a pointer or a
+/// vtable, jump tables, returns of a `dyn` poll).
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Mispredicted {
+    conditional: u64,
+    indirect: u64,
 }
 
 /// Code fetches that missed the first level (`I1mr`); last-level misses: code fetched
@@ -200,6 +222,10 @@ impl Totals {
                 first_level_code: misses.first_level_code / flows,
                 code: misses.code / flows,
                 data: misses.data / flows,
+            }),
+            mispredicted: self.mispredicted.map(|branches| Mispredicted {
+                conditional: branches.conditional / flows,
+                indirect: branches.indirect / flows,
             }),
         }
     }
@@ -239,9 +265,17 @@ fn totals(dump: &str, text: &str) -> Result<Totals, String> {
         }),
         _ => None,
     };
+    let mispredicted = match (event("Bcm"), event("Bim")) {
+        (Some(conditional), Some(indirect)) => Some(Mispredicted {
+            conditional,
+            indirect,
+        }),
+        _ => None,
+    };
     Ok(Totals {
         instructions,
         last_level_misses,
+        mispredicted,
     })
 }
 
@@ -482,21 +516,27 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             " first-level code misses per flow | last-level misses per flow ({size}): code | data |"
         )
     });
+    let branch_columns = if options.branch_sim {
+        " mispredicted branches per flow: conditional | indirect |"
+    } else {
+        ""
+    };
     let code_column = if options.footprint {
         " code run over the flows (KiB) | its 4 KiB pages |"
     } else {
         ""
     };
     println!(
-        "| server | era | instructions per flow | first row of its era ÷ this |{misses_columns}{code_column}"
+        "| server | era | instructions per flow | first row of its era ÷ this |{misses_columns}{branch_columns}{code_column}"
     );
     println!(
-        "|---|---|---|---|{}{}",
+        "|---|---|---|---|{}{}{}",
         if options.last_level.is_some() {
             "---|---|---|"
         } else {
             ""
         },
+        if options.branch_sim { "---|---|" } else { "" },
         if options.footprint { "---|---|" } else { "" }
     );
     let mut first: Vec<(Era, u64)> = Vec::new();
@@ -507,6 +547,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         let Totals {
             instructions: per_flow,
             last_level_misses: misses,
+            mispredicted,
         } = counted.totals;
         breakdowns.push((
             spec.label.as_str(),
@@ -528,11 +569,14 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             } = misses;
             format!(" {first_level_code} | {code} | {data} |")
         });
+        let mispredicted = mispredicted.map_or(String::new(), |branches| {
+            format!(" {} | {} |", branches.conditional, branches.indirect)
+        });
         let code = counted
             .code_run
             .map_or(String::new(), |(kib, pages)| format!(" {kib} | {pages} |"));
         println!(
-            "| {} | {} | {:.2} M | {:.2}× |{misses}{code}",
+            "| {} | {} | {:.2} M | {:.2}× |{misses}{mispredicted}{code}",
             spec.label,
             era_name(*era),
             per_flow as f64 / 1e6,
@@ -574,6 +618,49 @@ mod tests {
         let read = dump("events: Ir\nfn=(1) main\n0 5\ntotals: 1234\n").unwrap();
         assert_eq!(read.instructions, 1234);
         assert_eq!(read.last_level_misses, None);
+        assert_eq!(read.mispredicted, None);
+    }
+
+    /// With `--branch-sim` valgrind adds the branch events after the instructions; the cache
+    /// events, when also simulated, come between.
+    #[test]
+    fn mispredicted_branches_are_read_conditional_and_indirect() {
+        let alone = dump(
+            "events: Ir Bc Bcm Bi Bim
+totals: 900 80 7 30 4
+",
+        )
+        .unwrap();
+        assert_eq!(
+            (alone.instructions, alone.mispredicted),
+            (
+                900,
+                Some(Mispredicted {
+                    conditional: 7,
+                    indirect: 4
+                })
+            )
+        );
+        let with_caches = dump(
+            "events: Ir Dr Dw I1mr D1mr D1mw ILmr DLmr DLmw Bc Bcm Bi Bim\n\
+             totals: 900 1 2 3 4 5 6 7 8 80 9 30 5\n",
+        )
+        .unwrap();
+        assert_eq!(
+            with_caches.mispredicted,
+            Some(Mispredicted {
+                conditional: 9,
+                indirect: 5
+            })
+        );
+        assert!(with_caches.last_level_misses.is_some());
+        assert_eq!(
+            with_caches.per_flow(3).mispredicted,
+            Some(Mispredicted {
+                conditional: 3,
+                indirect: 1
+            })
+        );
     }
 
     #[test]
@@ -624,6 +711,24 @@ mod tests {
                 "{refused} was accepted"
             );
         }
+    }
+
+    #[test]
+    fn branch_simulation_is_asked_of_valgrind_only_with_the_flag() {
+        let command = |flags: &[&str]| {
+            let args = flags
+                .iter()
+                .chain(&["--server", "a=srv"])
+                .map(|a| a.to_string());
+            let options = parse(args).unwrap();
+            under_callgrind(&options.servers[0].0, "out", &options).command
+        };
+        assert!(command(&["--branch-sim"]).contains(&"--branch-sim=yes".to_owned()));
+        assert!(
+            !command(&[])
+                .iter()
+                .any(|arg| arg.starts_with("--branch-sim"))
+        );
     }
 
     #[test]
