@@ -78,8 +78,8 @@ fi
 # The example and rmcp by hand driven at the same time, so that a neighbour's burst on this
 # shared machine lands on both (the turns above are seconds apart). Steadier, but not the same
 # figure: paired, the two servers also share the caches, and the larger working set (the
-# example's) slows both, so paired ratios run a few percent above the turns' (README, December
-# 4). The flags given to this script are for the run above only.
+# example's) slows both, so paired ratios run a few percent above the turns' (JOURNAL.md,
+# December 4). The flags given to this script are for the run above only.
 echo
 "$TARGET/flows" --paired --connections 16 --seconds 4 --passes 5 --warmup 1 \
     --server "mrtr example=$TARGET/examples/deploy_service --http {addr}" \
