@@ -24,15 +24,16 @@
 //! set (this one's: 2 MiB a core), the first-level code misses are the ones that cost: each is a
 //! line of the round's code fetched again because the rest of the round evicted it.
 //!
-//! valgrind runs no SHA extensions, so `sha2` takes its portable code under it where natively
-//! it uses the CPU's SHA-256 instructions: a server that hashes many bytes (rmcp by hand's
-//! HMAC over its JSON state) counts far more instructions and code here than it runs natively.
-//! Read the SHA-256 part of `--by-part` with that in mind.
 //! `--last-level BYTES` sets another last level, any multiple of 64 KiB up to 4 MiB, always 1024
 //! sets of 64-byte lines with one way per 64 KiB (so 1 MiB is the default's 16 ways): a server's
 //! misses across sizes a few percent apart show how large its working set per flow is, and a
 //! server whose set just outgrows the cache it shares with the load generator and its neighbours
 //! misses several times as often as one that just fits.
+//!
+//! valgrind runs no SHA extensions, so `sha2` takes its portable code under it where natively
+//! it uses the CPU's SHA-256 instructions: a server that hashes many bytes (rmcp by hand's
+//! HMAC over its JSON state) counts far more instructions and code here than it runs natively.
+//! Read the SHA-256 part of `--by-part` with that in mind.
 //!
 //! `--branch-sim` also simulates branch prediction and reports the mispredicted branches per
 //! flow, conditional and indirect. Like first-level misses they grow with the code a round runs
@@ -193,7 +194,7 @@ fn callgrind_control(flag: &str, pid: u32) -> Result<(), String> {
 /// branches when the predictor was.
 struct Totals {
     instructions: u64,
-    last_level_misses: Option<Misses>,
+    cache_misses: Option<Misses>,
     mispredicted: Option<Mispredicted>,
 }
 
@@ -218,7 +219,7 @@ impl Totals {
     fn per_flow(self, flows: u64) -> Totals {
         Totals {
             instructions: self.instructions / flows,
-            last_level_misses: self.last_level_misses.map(|misses| Misses {
+            cache_misses: self.cache_misses.map(|misses| Misses {
                 first_level_code: misses.first_level_code / flows,
                 code: misses.code / flows,
                 data: misses.data / flows,
@@ -256,8 +257,7 @@ fn totals(dump: &str, text: &str) -> Result<Totals, String> {
         Some(values.get(index).copied().unwrap_or(0))
     };
     let instructions = event("Ir").ok_or(format!("{dump}: no Ir event"))?;
-    let misses = (event("I1mr"), event("ILmr"), event("DLmr"), event("DLmw"));
-    let last_level_misses = match misses {
+    let cache_misses = match (event("I1mr"), event("ILmr"), event("DLmr"), event("DLmw")) {
         (Some(first_level_code), Some(code), Some(read), Some(write)) => Some(Misses {
             first_level_code,
             code,
@@ -274,7 +274,7 @@ fn totals(dump: &str, text: &str) -> Result<Totals, String> {
     };
     Ok(Totals {
         instructions,
-        last_level_misses,
+        cache_misses,
         mispredicted,
     })
 }
@@ -546,7 +546,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         let counted = count(spec, *era, &options).await?;
         let Totals {
             instructions: per_flow,
-            last_level_misses: misses,
+            cache_misses: misses,
             mispredicted,
         } = counted.totals;
         breakdowns.push((
@@ -562,12 +562,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             }
         };
         let misses = misses.map_or(String::new(), |misses| {
-            let Misses {
-                first_level_code,
-                code,
-                data,
-            } = misses;
-            format!(" {first_level_code} | {code} | {data} |")
+            format!(
+                " {} | {} | {} |",
+                misses.first_level_code, misses.code, misses.data
+            )
         });
         let mispredicted = mispredicted.map_or(String::new(), |branches| {
             format!(" {} | {} |", branches.conditional, branches.indirect)
@@ -617,7 +615,7 @@ mod tests {
     fn instructions_alone_have_no_miss_count() {
         let read = dump("events: Ir\nfn=(1) main\n0 5\ntotals: 1234\n").unwrap();
         assert_eq!(read.instructions, 1234);
-        assert_eq!(read.last_level_misses, None);
+        assert_eq!(read.cache_misses, None);
         assert_eq!(read.mispredicted, None);
     }
 
@@ -653,7 +651,7 @@ totals: 900 80 7 30 4
                 indirect: 5
             })
         );
-        assert!(with_caches.last_level_misses.is_some());
+        assert!(with_caches.cache_misses.is_some());
         assert_eq!(
             with_caches.per_flow(3).mispredicted,
             Some(Mispredicted {
@@ -668,7 +666,7 @@ totals: 900 80 7 30 4
         let events = "events: Ir Dr Dw I1mr D1mr D1mw ILmr DLmr DLmw\n";
         let read = dump(&format!("{events}summary: 1000 1 2 3 4 5 60 70 80\n")).unwrap();
         assert_eq!(
-            (read.instructions, read.last_level_misses),
+            (read.instructions, read.cache_misses),
             (
                 1000,
                 Some(Misses {
@@ -681,7 +679,7 @@ totals: 900 80 7 30 4
         let trailing_zeros_left_off =
             dump(&format!("{events}totals: 1000 1 2 3 4 5 60\n")).unwrap();
         assert_eq!(
-            trailing_zeros_left_off.last_level_misses,
+            trailing_zeros_left_off.cache_misses,
             Some(Misses {
                 first_level_code: 3,
                 code: 60,
