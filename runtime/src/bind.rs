@@ -9,6 +9,7 @@
 //! every number printed one way.
 
 use std::fmt::Write as _;
+use std::sync::LazyLock;
 
 use serde_json::{Map, Number, Value};
 use sha2::{Digest, Sha256};
@@ -28,22 +29,21 @@ pub fn bind_digest(
     target: &str,
     arguments: Option<&Map<String, Value>>,
 ) -> BindDigest {
-    let mut hasher = Sha256::new();
-    hasher.update(DOMAIN);
+    let mut out = Canonical(Staged::new());
+    out.text_bytes(DOMAIN);
     // Length prefixes keep ("tools/call", "ab") and ("tools/cal", "lab") apart.
     for part in [method.as_bytes(), target.as_bytes()] {
-        hasher.update((part.len() as u64).to_be_bytes());
-        hasher.update(part);
+        out.text_bytes(&(part.len() as u64).to_be_bytes());
+        out.text_bytes(part);
     }
     // The canonical form goes straight into the hash: every round of every call takes this
     // digest, and a copy of the arguments as text would be built only to be thrown away.
-    let mut out = Canonical(hasher);
     match arguments {
         Some(arguments) => write_object(arguments, &mut out),
         // An omitted `arguments` and `{}` mean the same call; a client may switch between them.
         None => out.text("{}"),
     }
-    BindDigest(out.0.finalize().into())
+    BindDigest(out.0.finish())
 }
 
 /// Where the canonical form is written: the hash, or (in tests) a string to look at.
@@ -51,11 +51,70 @@ struct Canonical<W>(W);
 
 trait Absorb {
     fn absorb(&mut self, bytes: &[u8]);
+
+    fn absorb_byte(&mut self, byte: u8) {
+        self.absorb(&[byte]);
+    }
 }
 
-impl Absorb for Sha256 {
+/// The hash behind a buffer. The canonical form arrives in pieces of a few bytes (a quote, a
+/// key, a colon); handing each to `Sha256::update` inlined its block-buffer bookkeeping at every
+/// call site, and that code, run once a round, was most of what the digest cost. Here the
+/// pieces are copied, and the hash sees a few large slices from one place.
+struct Staged {
+    hasher: Sha256,
+    len: usize,
+    buffer: [u8; STAGED],
+}
+
+const STAGED: usize = 512;
+
+impl Staged {
+    fn new() -> Self {
+        Staged {
+            hasher: Sha256::new(),
+            len: 0,
+            buffer: [0; STAGED],
+        }
+    }
+
+    #[inline(never)]
+    fn spill(&mut self, bytes: &[u8]) {
+        self.hasher.update(&self.buffer[..self.len]);
+        self.len = 0;
+        if bytes.len() > STAGED {
+            self.hasher.update(bytes);
+        } else {
+            self.buffer[..bytes.len()].copy_from_slice(bytes);
+            self.len = bytes.len();
+        }
+    }
+
+    fn finish(mut self) -> [u8; 32] {
+        self.hasher.update(&self.buffer[..self.len]);
+        self.hasher.finalize().into()
+    }
+}
+
+impl Absorb for Staged {
     fn absorb(&mut self, bytes: &[u8]) {
-        self.update(bytes);
+        match self.buffer.get_mut(self.len..self.len + bytes.len()) {
+            Some(free) => {
+                free.copy_from_slice(bytes);
+                self.len += bytes.len();
+            }
+            None => self.spill(bytes),
+        }
+    }
+
+    fn absorb_byte(&mut self, byte: u8) {
+        match self.buffer.get_mut(self.len) {
+            Some(free) => {
+                *free = byte;
+                self.len += 1;
+            }
+            None => self.spill(&[byte]),
+        }
     }
 }
 
@@ -69,6 +128,14 @@ impl Absorb for Vec<u8> {
 impl<W: Absorb> Canonical<W> {
     fn text(&mut self, text: &str) {
         self.0.absorb(text.as_bytes());
+    }
+
+    fn text_bytes(&mut self, bytes: &[u8]) {
+        self.0.absorb(bytes);
+    }
+
+    fn byte(&mut self, byte: u8) {
+        self.0.absorb_byte(byte);
     }
 }
 
@@ -108,35 +175,50 @@ fn write_value<W: Absorb>(value: &Value, out: &mut Canonical<W>) {
         Value::Number(number) => write_number(number, out),
         Value::String(text) => write_string(text, out),
         Value::Array(items) => {
-            out.text("[");
+            out.byte(b'[');
             for (index, item) in items.iter().enumerate() {
                 if index > 0 {
-                    out.text(",");
+                    out.byte(b',');
                 }
                 write_value(item, out);
             }
-            out.text("]");
+            out.byte(b']');
         }
         Value::Object(object) => write_object(object, out),
     }
 }
 
 fn write_object<W: Absorb>(object: &Map<String, Value>, out: &mut Canonical<W>) {
-    out.text("{");
-    // serde_json's map is already sorted by key unless some crate in the build turns on its
-    // `preserve_order` feature; only then is a sorted copy of the entries needed.
-    let sorted = object
-        .keys()
-        .zip(object.keys().skip(1))
-        .all(|(a, b)| a.as_bytes() < b.as_bytes());
-    if sorted {
+    out.byte(b'{');
+    if maps_iterate_sorted() {
         write_entries(object.iter(), out);
     } else {
-        let mut entries: Vec<(&String, &Value)> = object.iter().collect();
-        entries.sort_unstable_by(|(a, _), (b, _)| a.as_bytes().cmp(b.as_bytes()));
-        write_entries(entries.into_iter(), out);
+        write_sorted_copy(object, out);
     }
-    out.text("}");
+    out.byte(b'}');
+}
+
+/// Whether serde_json's `Map` iterates in key order: it is a `BTreeMap` (sorted by the keys'
+/// bytes) unless some crate in the build turns on serde_json's `preserve_order` feature, which
+/// makes it insertion-ordered. Every map of the build is one or the other, so one probe answers
+/// for all of them, and a sorted map is written as it iterates.
+fn maps_iterate_sorted() -> bool {
+    static SORTED: LazyLock<bool> = LazyLock::new(|| {
+        let probe: Map<String, Value> =
+            [("b".to_owned(), Value::Null), ("a".to_owned(), Value::Null)]
+                .into_iter()
+                .collect();
+        probe.keys().next().is_some_and(|first| first == "a")
+    });
+    *SORTED
+}
+
+#[cold]
+#[inline(never)]
+fn write_sorted_copy<W: Absorb>(object: &Map<String, Value>, out: &mut Canonical<W>) {
+    let mut entries: Vec<(&String, &Value)> = object.iter().collect();
+    entries.sort_unstable_by(|(a, _), (b, _)| a.as_bytes().cmp(b.as_bytes()));
+    write_entries(entries.into_iter(), out);
 }
 
 fn write_entries<'a, W: Absorb>(
@@ -145,10 +227,10 @@ fn write_entries<'a, W: Absorb>(
 ) {
     for (index, (key, value)) in entries.enumerate() {
         if index > 0 {
-            out.text(",");
+            out.byte(b',');
         }
         write_string(key, out);
-        out.text(":");
+        out.byte(b':');
         write_value(value, out);
     }
 }
@@ -157,9 +239,9 @@ fn write_entries<'a, W: Absorb>(
 /// all of them) is its own bytes between quotes, which skips serde_json's byte-by-byte walk.
 fn write_string<W: Absorb>(text: &str, out: &mut Canonical<W>) {
     if !needs_escape(text) {
-        out.text("\"");
+        out.byte(b'"');
         out.text(text);
-        out.text("\"");
+        out.byte(b'"');
         return;
     }
     // Writing a `str` to an infallible writer cannot fail.
@@ -169,6 +251,8 @@ fn write_string<W: Absorb>(text: &str, out: &mut Canonical<W>) {
 /// Integers print in decimal. A float with no fractional part that fits in an `i64` or `u64`
 /// prints as that integer, so `2`, `2.0` and `2e0` agree; any other float prints in Rust's
 /// shortest round-trip exponent form (`1.5e0`, `1e300`), which bounds its length.
+// Out of line: numbers are rare in tool arguments, and its formatting code is large.
+#[inline(never)]
 fn write_number<W: Absorb>(number: &Number, out: &mut Canonical<W>) {
     if let Some(integer) = number.as_i64() {
         let _ = write!(out, "{integer}");
@@ -209,6 +293,26 @@ mod tests {
         let parsed: Value =
             serde_json::from_str(r#"{ "b": [ {"y":1, "x":2} ], "a" : "s" }"#).unwrap();
         assert_eq!(canonical_json(&parsed), r#"{"a":"s","b":[{"x":2,"y":1}]}"#);
+    }
+
+    /// The path a build with serde_json's `preserve_order` takes writes what the sorted one
+    /// does (in this build every map is sorted, so it is called directly).
+    #[test]
+    fn the_sorting_path_writes_the_same_text() {
+        let parsed =
+            object(serde_json::from_str(r#"{"b": {"d": 1, "c": [2]}, "a": "s"}"#).unwrap());
+        let mut out = Canonical(Vec::new());
+        out.byte(b'{');
+        write_sorted_copy(&parsed, &mut out);
+        out.byte(b'}');
+        assert_eq!(
+            String::from_utf8(out.0).unwrap(),
+            canonical_json(&Value::Object(parsed))
+        );
+        assert!(
+            maps_iterate_sorted(),
+            "this build's serde_json maps are BTreeMaps"
+        );
     }
 
     #[test]
@@ -261,6 +365,30 @@ mod tests {
             hex,
             "1782a0c10cd6a2358171e1160f2a5d701882de6e98fe96bd2ee6e2c297c1e97d"
         );
+    }
+
+    /// The buffer in front of the hash changes nothing: pieces that fill it exactly, spill it,
+    /// or are larger than it all hash as the plain canonical text does.
+    #[test]
+    fn the_digest_is_the_hash_of_the_canonical_text_at_every_length() {
+        for len in [
+            0, 1, 400, 470, 471, 472, 480, 511, 512, 513, 1024, 1500, 5000,
+        ] {
+            let args = object(json!({"a": "x".repeat(len), "b": ["y".repeat(len / 3), 1]}));
+            let mut plain = Sha256::new();
+            plain.update(DOMAIN);
+            for part in ["tools/call", "deploy"] {
+                plain.update((part.len() as u64).to_be_bytes());
+                plain.update(part);
+            }
+            plain.update(canonical_json(&Value::Object(args.clone())));
+            let expected: [u8; 32] = plain.finalize().into();
+            assert_eq!(
+                bind_digest("tools/call", "deploy", Some(&args)).0,
+                expected,
+                "{len}"
+            );
+        }
     }
 
     #[test]
