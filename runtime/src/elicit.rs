@@ -6,7 +6,7 @@
 //! reaches this module only through the runtime's private path for generated code (`__private_v*::derive_elicit`).
 
 use serde::de::DeserializeOwned;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 /// A form: a flat object of primitive fields. Derive it with `#[derive(mrtr::Elicit)]`, or
 /// implement it by hand for a schema the derive cannot express.
@@ -323,16 +323,16 @@ pub(crate) fn check_content(schema: &Value, content: &Value) -> Result<(), Strin
     let Some(content) = content.as_object() else {
         return Err("form content must be an object".into());
     };
-    let properties = schema.get("properties").and_then(Value::as_object);
-    if let Some(required) = schema.get("required").and_then(Value::as_array) {
+    let properties = keyword(schema, "properties").and_then(Value::as_object);
+    if let Some(required) = keyword(schema, "required").and_then(Value::as_array) {
         for name in required.iter().filter_map(Value::as_str) {
-            if content.get(name).is_none_or(Value::is_null) {
+            if entry(content, name).is_none_or(Value::is_null) {
                 return Err(format!("required field `{name}` is missing"));
             }
         }
     }
     for (name, property) in properties.into_iter().flatten() {
-        match content.get(name) {
+        match entry(content, name) {
             None | Some(Value::Null) => {}
             Some(value) => {
                 check_property(property, value).map_err(|e| format!("field `{name}`: {e}"))?
@@ -343,7 +343,7 @@ pub(crate) fn check_content(schema: &Value, content: &Value) -> Result<(), Strin
 }
 
 fn check_property(property: &Value, value: &Value) -> Result<(), String> {
-    let keyword = |name: &str| property.get(name);
+    let keyword = |name: &str| keyword(property, name);
     match keyword("type").and_then(Value::as_str) {
         Some("string") => {
             let text = value.as_str().ok_or("expected a string")?;
@@ -421,17 +421,29 @@ fn check_property(property: &Value, value: &Value) -> Result<(), String> {
 
 /// `enum`, `oneOf` or `anyOf` of `{const}`; a schema with none of them takes any string.
 fn in_choices(schema: &Value, text: &str) -> bool {
-    if let Some(values) = schema.get("enum").and_then(Value::as_array) {
+    if let Some(values) = keyword(schema, "enum").and_then(Value::as_array) {
         return values.iter().any(|v| v.as_str() == Some(text));
     }
     for key in ["oneOf", "anyOf"] {
-        if let Some(options) = schema.get(key).and_then(Value::as_array) {
+        if let Some(options) = keyword(schema, key).and_then(Value::as_array) {
             return options
                 .iter()
-                .any(|o| o.get("const").and_then(Value::as_str) == Some(text));
+                .any(|o| keyword(o, "const").and_then(Value::as_str) == Some(text));
         }
     }
     true
+}
+
+/// A schema keyword: `None` when `schema` is not an object or has no `name`.
+fn keyword<'v>(schema: &'v Value, name: &str) -> Option<&'v Value> {
+    entry(schema.as_object()?, name)
+}
+
+/// One lookup for every keyword and field the checks read. Out of line: inlined, each of the
+/// dozen lookups above was its own copy of the map's search, all of them run on every answer.
+#[inline(never)]
+fn entry<'m>(map: &'m Map<String, Value>, name: &str) -> Option<&'m Value> {
+    map.get(name)
 }
 
 /// Deliberately shallow checks: enough to refuse a value of the wrong kind, not a full RFC
