@@ -296,7 +296,7 @@ mod tests {
     }
 
     /// The path a build with serde_json's `preserve_order` takes writes what the sorted one
-    /// does (in this build every map is sorted, so it is called directly).
+    /// does (called directly: whichever path this build takes, the test covers the other).
     #[test]
     fn the_sorting_path_writes_the_same_text() {
         let parsed =
@@ -308,10 +308,6 @@ mod tests {
         assert_eq!(
             String::from_utf8(out.0).unwrap(),
             canonical_json(&Value::Object(parsed))
-        );
-        assert!(
-            maps_iterate_sorted(),
-            "this build's serde_json maps are BTreeMaps"
         );
     }
 

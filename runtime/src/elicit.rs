@@ -343,7 +343,7 @@ pub(crate) fn check_content(schema: &Value, content: &Value) -> Result<(), Strin
 }
 
 fn check_property(property: &Value, value: &Value) -> Result<(), String> {
-    let keyword = |name: &str| keyword(property, name);
+    let keyword = |name: &str| self::keyword(property, name);
     match keyword("type").and_then(Value::as_str) {
         Some("string") => {
             let text = value.as_str().ok_or("expected a string")?;
