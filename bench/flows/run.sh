@@ -20,7 +20,8 @@
 # Instructions per flow under callgrind, the figure a busy machine cannot move (needs valgrind):
 #   target/release/instructions --server 'LABEL=COMMAND ..' --legacy 'LABEL=COMMAND ..'
 #   (src/bin/instructions.rs; the smoke runs it over a few flows when valgrind is installed;
-#   `--cache-sim --by-crate` adds each server's instructions and code misses per flow by crate)
+#   `--cache-sim --by-crate` adds each server's instructions and code misses per flow by crate;
+#   `--by-part` the same by part of a round, `--by-function` by the runtime's functions)
 # Server CPU per flow by piece of the round (open, resume, suspend, seal), natively (needs perf):
 #   target/release/pieces --passes 3 --server 'LABEL=COMMAND ..' ..   (src/bin/pieces.rs; the
 #   smoke runs it for a second when perf is installed and may attach)

@@ -1,5 +1,6 @@
 //! A callgrind dump's costs by crate: which code a server's instructions and first-level code
-//! misses per flow are spent in (`instructions --by-crate`).
+//! misses per flow are spent in (`instructions --by-crate`; by part of a round and by the
+//! runtime's functions too).
 //!
 //! Between two servers of the same tools the interesting difference is rarely one function: a
 //! server whose code per round is larger evicts everyone's, so the crates both run (hyper,
@@ -55,6 +56,15 @@ pub fn by_crate(dump: &str) -> Result<BTreeMap<String, Cost>, String> {
 /// ([`crate::parts`]).
 pub fn by_part(dump: &str) -> Result<BTreeMap<String, Cost>, String> {
     costs_by(dump, |name, _| parts::part_of(name, crate_of(name)))
+}
+
+/// The exclusive costs of the dump's functions that some part of a round names
+/// ([`crate::parts`]; everything else left out), by function: which of the runtime's functions
+/// its parts' code and misses are, the list a change to the round's code is read against.
+pub fn by_function(dump: &str) -> Result<BTreeMap<String, Cost>, String> {
+    let mut costs = costs_by(dump, |name, _| name)?;
+    costs.retain(|name, _| parts::part_of(name, crate_of(name)) != parts::EVERYTHING_ELSE);
+    Ok(costs)
 }
 
 /// The distinct pages of code a dump's executed instructions sit in, whoever's they are.
@@ -335,6 +345,30 @@ mod tests {
         assert_eq!(lines("seal and token"), 1);
         assert_eq!(lines(parts::EVERYTHING_ELSE), 2);
         assert_eq!(costs[parts::EVERYTHING_ELSE].instructions, 10);
+    }
+
+    /// By function, only the functions a part names are kept, each with its own lines.
+    #[test]
+    fn addressed_dumps_count_the_code_lines_of_each_runtime_function() {
+        let dump = "positions: instr line\nevents: Ir I1mr\nob=(1) /bin/server\n\
+             fn=(1) mrtr::seal::claims::encode\n0x1000 10 4 2\n+0x40 11 2 1\n\
+             fn=(2) core::ptr::drop_in_place<mrtr::machine::round::Io>\n0x2000 1 3\n\
+             fn=(3) hyper::proto::h1::role::Server::parse\n0x4000 1 5 1\n+0x80 2 5\n";
+        let costs = by_function(dump).unwrap();
+        assert_eq!(
+            costs["mrtr::seal::claims::encode"],
+            Cost {
+                instructions: 6,
+                code_misses: 3,
+                code_lines: 2,
+                code_pages: 1
+            }
+        );
+        assert_eq!(
+            costs["core::ptr::drop_in_place<mrtr::machine::round::Io>"].code_lines,
+            1
+        );
+        assert_eq!(costs.len(), 2, "hyper's function is in no part");
     }
 
     #[test]

@@ -6,7 +6,8 @@
 //!
 //! ```text
 //! instructions [--flows 90] [--warmup 30] [--dumps DIR] [--cache-sim | --last-level BYTES]
-//!              [--branch-sim] [--footprint] [--by-crate] [--by-part] [--flow TOOL]..
+//!              [--branch-sim] [--footprint] [--by-crate] [--by-part] [--by-function]
+//!              [--flow TOOL]..
 //!              --server 'LABEL=COMMAND ARGS..' ..   (2026-07-28 flows)
 //!              --legacy 'LABEL=COMMAND ARGS..' ..   (legacy sessions)
 //! ```
@@ -56,6 +57,13 @@
 //! CBOR, the bind digest, the limits, the pre-scan, ... and everything no part names): with
 //! `--footprint`, which feature of the runtime the code a flow runs beyond the hand-written
 //! port is spent on.
+//!
+//! `--by-function` lists the functions those parts are made of (every function some part
+//! names, a hand-written server's codec and bodies included), the largest differences first,
+//! with the code each ran in 64-byte lines under `--footprint`: the list a change to the round's
+//! code is read against. When the binary is linked again a function's lines move by a line or
+//! two (where its code starts within a line); its first-level misses move by about ten either
+//! way, since the lines that share a set of the simulated cache change with every address.
 
 use std::collections::BTreeMap;
 use std::process::Command;
@@ -82,6 +90,8 @@ struct Options {
     by_crate: bool,
     /// Whether to break each server's costs down by part of a round.
     by_part: bool,
+    /// Whether to list the runtime's functions (those a part names) with their costs.
+    by_function: bool,
     /// The flows each connection cycles through (`--flow`; all three by default).
     mix: Mix,
     servers: Vec<(ServerSpec, Era)>,
@@ -97,6 +107,7 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Options, String> {
         footprint: false,
         by_crate: false,
         by_part: false,
+        by_function: false,
         mix: Mix::all(),
         servers: Vec::new(),
     };
@@ -114,6 +125,7 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Options, String> {
             "--footprint" => options.footprint = true,
             "--by-crate" => options.by_crate = true,
             "--by-part" => options.by_part = true,
+            "--by-function" => options.by_function = true,
             "--flow" => tools.push(value()?),
             other => {
                 let era = Era::of_flag(other).ok_or(format!("unknown flag {other}"))?;
@@ -286,6 +298,7 @@ struct Counted {
     code_run: Option<(u64, u64)>,
     by_crate: BTreeMap<String, Cost>,
     by_part: BTreeMap<String, Cost>,
+    by_function: BTreeMap<String, Cost>,
 }
 
 /// The dump's counts per flow.
@@ -364,16 +377,25 @@ fn counted(dump: &str, options: &Options) -> Result<Counted, String> {
     } else {
         BTreeMap::new()
     };
+    let by_function = if options.by_function {
+        per_flow(callgrind::by_function(&text)?)
+    } else {
+        BTreeMap::new()
+    };
     Ok(Counted {
         totals: totals(dump, &text)?.per_flow(flows),
         code_run,
         by_crate,
         by_part,
+        by_function,
     })
 }
 
 /// How many crates the breakdown shows per era.
 const CRATE_ROWS: usize = 16;
+
+/// How many of the runtime's functions the breakdown shows per era.
+const FUNCTION_ROWS: usize = 40;
 
 /// Which columns the crate table has: instructions always, code misses with a simulated
 /// cache, KiB of code run with `--footprint`.
@@ -381,6 +403,8 @@ const CRATE_ROWS: usize = 16;
 struct Columns {
     simulated: bool,
     footprint: bool,
+    /// The code run in 64-byte lines rather than KiB: a function runs a few KiB at most.
+    in_lines: bool,
 }
 
 impl Columns {
@@ -388,6 +412,7 @@ impl Columns {
         Columns {
             simulated: options.last_level.is_some(),
             footprint: options.footprint,
+            in_lines: false,
         }
     }
 
@@ -397,7 +422,10 @@ impl Columns {
             values.push(cost.code_misses);
         }
         if self.footprint {
-            values.push(callgrind::code_kib(cost.code_lines));
+            values.push(match self.in_lines {
+                true => cost.code_lines,
+                false => callgrind::code_kib(cost.code_lines),
+            });
         }
         values
     }
@@ -408,7 +436,10 @@ impl Columns {
             headers.push("first-level code misses");
         }
         if self.footprint {
-            headers.push("code run (KiB)");
+            headers.push(match self.in_lines {
+                true => "code run (lines)",
+                false => "code run (KiB)",
+            });
         }
         headers
     }
@@ -435,12 +466,30 @@ fn cost_of(costs: &BTreeMap<String, Cost>, name: &str) -> Cost {
 /// One era's servers' costs by crate, the crates where they differ most from the era's first
 /// server first (or, with one server, its largest).
 fn crate_table(servers: &[Breakdown<'_>], columns: Columns) -> String {
-    let mut crates: Vec<&str> = servers
+    let crates = ranked(servers, columns, CRATE_ROWS);
+    breakdown_table("crate", &crates, servers, columns)
+}
+
+/// One era's servers' costs by the runtime's function, ranked as crates are: a hand-written
+/// server has none of them, so beside one the list is the example's largest.
+fn function_table(servers: &[Breakdown<'_>], columns: Columns) -> String {
+    let columns = Columns {
+        in_lines: true,
+        ..columns
+    };
+    let functions = ranked(servers, columns, FUNCTION_ROWS);
+    breakdown_table("function", &functions, servers, columns)
+}
+
+/// The `rows` names where the servers differ most from the era's first server (or, with one
+/// server, its largest).
+fn ranked<'a>(servers: &[Breakdown<'a>], columns: Columns, rows: usize) -> Vec<&'a str> {
+    let mut names: Vec<&str> = servers
         .iter()
         .flat_map(|(_, costs)| costs.keys().map(String::as_str))
         .collect();
-    crates.sort();
-    crates.dedup();
+    names.sort();
+    names.dedup();
     let first = servers[0].1;
     let rank = |name: &str| {
         let reference = columns.weight(cost_of(first, name));
@@ -453,9 +502,9 @@ fn crate_table(servers: &[Breakdown<'_>], columns: Columns) -> String {
                 .unwrap_or(0),
         }
     };
-    crates.sort_by_key(|name| std::cmp::Reverse(rank(name)));
-    crates.truncate(CRATE_ROWS);
-    breakdown_table("crate", &crates, servers, columns)
+    names.sort_by_key(|name| std::cmp::Reverse(rank(name)));
+    names.truncate(rows);
+    names
 }
 
 /// One era's servers' costs by part of a round, in the parts' order, then everything else.
@@ -552,7 +601,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         breakdowns.push((
             spec.label.as_str(),
             *era,
-            [counted.by_crate, counted.by_part],
+            [counted.by_crate, counted.by_part, counted.by_function],
         ));
         let reference = match first.iter().find(|(e, _)| e == era) {
             Some((_, reference)) => *reference,
@@ -581,11 +630,17 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             reference as f64 / per_flow as f64
         );
     }
-    // Each breakdown asked for, by the index of its costs in a server's `[by crate, by part]`.
+    // Each breakdown asked for, by the index of its costs in a server's
+    // `[by crate, by part, by function]`.
     type Table = fn(&[Breakdown<'_>], Columns) -> String;
-    let tables: [(bool, &str, Table); 2] = [
+    let tables: [(bool, &str, Table); 3] = [
         (options.by_crate, "crate", crate_table),
         (options.by_part, "part of a round", part_table),
+        (
+            options.by_function,
+            "function of the runtime",
+            function_table,
+        ),
     ];
     for era in [Era::Modern, Era::Legacy] {
         for (index, (wanted, by, table)) in tables.iter().enumerate() {
@@ -768,6 +823,7 @@ totals: 900 80 7 30 4
         let simulated = Columns {
             simulated: true,
             footprint: false,
+            in_lines: false,
         };
         let table = crate_table(&[("mrtr", &mrtr), ("rmcp", &rmcp)], simulated);
         let rows: Vec<&str> = table.lines().skip(2).collect();
@@ -783,6 +839,7 @@ totals: 900 80 7 30 4
         let plain = Columns {
             simulated: false,
             footprint: false,
+            in_lines: false,
         };
         let alone = crate_table(&[("rmcp", &rmcp)], plain);
         assert_eq!(alone.lines().nth(2), Some("| hyper | 800 |"));
@@ -790,6 +847,7 @@ totals: 900 80 7 30 4
         let counted = Columns {
             simulated: false,
             footprint: true,
+            in_lines: false,
         };
         let table = crate_table(&[("mrtr", &mrtr), ("rmcp", &rmcp)], counted);
         assert!(table.starts_with("| crate | mrtr: instructions | mrtr: code run (KiB) |"));
@@ -798,6 +856,63 @@ totals: 900 80 7 30 4
             table.lines().nth(3),
             Some("| hyper | 900 | 70 | 800 | 50 |")
         );
+    }
+
+    /// The runtime's functions: the largest first, at most `FUNCTION_ROWS` of them.
+    #[test]
+    fn the_function_table_lists_the_largest_runtime_functions() {
+        let example: BTreeMap<String, Cost> = (1..=FUNCTION_ROWS as u64 + 5)
+            .map(|i| {
+                let cost = Cost {
+                    instructions: 10 * i,
+                    code_misses: i,
+                    code_lines: 0,
+                    code_pages: 0,
+                };
+                (format!("mrtr::f{i}"), cost)
+            })
+            .collect();
+        let by_hand = BTreeMap::new();
+        let simulated = Columns {
+            simulated: true,
+            footprint: false,
+            in_lines: false,
+        };
+        let table = function_table(&[("example", &example), ("by hand", &by_hand)], simulated);
+        let mut lines = table.lines();
+        assert_eq!(
+            lines.next(),
+            Some(
+                "| function | example: instructions | example: first-level code misses | \
+                 by hand: instructions | by hand: first-level code misses |"
+            )
+        );
+        let rows: Vec<&str> = lines.skip(1).collect();
+        assert_eq!(rows.len(), FUNCTION_ROWS);
+        let largest = FUNCTION_ROWS + 5;
+        assert_eq!(
+            rows[0],
+            format!(
+                "| mrtr::f{largest} | {} | {largest} | 0 | 0 |",
+                10 * largest
+            )
+        );
+        assert_eq!(rows[FUNCTION_ROWS - 1], "| mrtr::f6 | 60 | 6 | 0 | 0 |");
+        // With the code run counted, a function's is in lines, not KiB.
+        let counted = Columns {
+            simulated: false,
+            footprint: true,
+            in_lines: false,
+        };
+        let mut lines = example.clone();
+        lines.get_mut("mrtr::f1").unwrap().code_lines = 1_000;
+        let table = function_table(&[("example", &lines)], counted);
+        assert!(
+            table.starts_with("| function | example: instructions | example: code run (lines) |")
+        );
+        assert_eq!(table.lines().nth(2), Some("| mrtr::f1 | 10 | 1000 |"));
+        let args = ["--by-function", "--server", "a=true"].map(String::from);
+        assert!(parse(args.into_iter()).unwrap().by_function);
     }
 
     #[test]
