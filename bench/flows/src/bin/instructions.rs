@@ -61,9 +61,11 @@
 //! `--by-function` lists the functions those parts are made of (every function some part
 //! names, a hand-written server's codec and bodies included), the largest differences first,
 //! with the code each ran in 64-byte lines under `--footprint`: the list a change to the round's
-//! code is read against. When the binary is linked again a function's lines move by a line or
-//! two (where its code starts within a line); its first-level misses move by about ten either
-//! way, since the lines that share a set of the simulated cache change with every address.
+//! code is read against. Read small differences as none: linked again after an unrelated change,
+//! a function's code run moves by a few lines (where its blocks fall within lines, what the
+//! compiler inlined) and the whole server's by a few KiB, and its first-level misses by about
+//! ten either way, since the lines that share a set of the simulated cache change with every
+//! address.
 
 use std::collections::BTreeMap;
 use std::process::Command;
