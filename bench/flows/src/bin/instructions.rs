@@ -399,8 +399,8 @@ const CRATE_ROWS: usize = 16;
 /// How many of the runtime's functions the breakdown shows per era.
 const FUNCTION_ROWS: usize = 40;
 
-/// Which columns the crate table has: instructions always, code misses with a simulated
-/// cache, KiB of code run with `--footprint`.
+/// Which columns a breakdown table has: instructions always, code misses with a simulated
+/// cache, the code run with `--footprint` (in KiB, or in lines for functions).
 #[derive(Clone, Copy)]
 struct Columns {
     simulated: bool,
@@ -424,9 +424,10 @@ impl Columns {
             values.push(cost.code_misses);
         }
         if self.footprint {
-            values.push(match self.in_lines {
-                true => cost.code_lines,
-                false => callgrind::code_kib(cost.code_lines),
+            values.push(if self.in_lines {
+                cost.code_lines
+            } else {
+                callgrind::code_kib(cost.code_lines)
             });
         }
         values
@@ -438,9 +439,10 @@ impl Columns {
             headers.push("first-level code misses");
         }
         if self.footprint {
-            headers.push(match self.in_lines {
-                true => "code run (lines)",
-                false => "code run (KiB)",
+            headers.push(if self.in_lines {
+                "code run (lines)"
+            } else {
+                "code run (KiB)"
             });
         }
         headers
@@ -906,9 +908,9 @@ totals: 900 80 7 30 4
             footprint: true,
             in_lines: false,
         };
-        let mut lines = example.clone();
-        lines.get_mut("mrtr::f1").unwrap().code_lines = 1_000;
-        let table = function_table(&[("example", &lines)], counted);
+        let mut with_lines = example.clone();
+        with_lines.get_mut("mrtr::f1").unwrap().code_lines = 1_000;
+        let table = function_table(&[("example", &with_lines)], counted);
         assert!(
             table.starts_with("| function | example: instructions | example: code run (lines) |")
         );
