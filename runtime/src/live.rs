@@ -3,6 +3,8 @@
 //! `roots/list`) and awaited in place. Kept apart from the round (`machine::round`) so that the
 //! round only knows "send these asks, collect the replies", not rmcp's request dialects.
 
+use std::borrow::Cow;
+
 use rmcp::model::{ClientResult, ElicitRequest, ProtocolVersion, ServerRequest};
 #[allow(deprecated)] // sampling and roots are deprecated by SEP-2577 but still served
 use rmcp::model::{CreateMessageRequest, CreateMessageRequestParams, ListRootsRequest};
@@ -108,13 +110,14 @@ fn server_request(
             form.map_err(shape)?,
         )));
     }
-    let params = request
-        .params
-        .clone()
-        .unwrap_or(Value::Object(Default::default()));
+    let params = || {
+        request
+            .json_params()
+            .map_or_else(|| Value::Object(Default::default()), Cow::into_owned)
+    };
     Ok(match request.method {
         InputMethod::Elicitation => {
-            let mut params = params;
+            let mut params = params();
             if request.is_url_elicitation() {
                 // 2025-11-25 URL elicitation needs an id; 2026-07-28 dropped it.
                 if let Some(object) = params.as_object_mut() {
@@ -133,8 +136,7 @@ fn server_request(
             ))
         }
         InputMethod::Sampling => {
-            let params: CreateMessageRequestParams =
-                serde_json::from_value(params).map_err(shape)?;
+            let params: CreateMessageRequestParams = request.sampling_params().map_err(shape)?;
             // What rmcp's own `Peer::create_message` checks before it sends.
             params.validate().map_err(|reason| {
                 MrtrError::Internal(format!("sampling request is malformed: {reason}"))

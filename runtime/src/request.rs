@@ -4,6 +4,7 @@
 //! Each builder returns an [`Ask<T>`]: the bare `{method, params}` that goes into
 //! `inputRequests`, typed by what an accepted answer decodes to.
 
+use std::borrow::Cow;
 use std::marker::PhantomData;
 
 use serde::de::DeserializeOwned;
@@ -41,19 +42,26 @@ pub struct InputRequest {
     /// otherwise build a map (a B-tree node of about 600 bytes) only to read its two entries.
     #[serde(skip)]
     pub(crate) message: Option<Value>,
-    /// The params [`sample`] was given, in rmcp's model: the round that asks answers with them
-    /// instead of decoding `params` back, a decode that buffers every message through serde's
-    /// untagged content (about 3 µs an ask). Never sealed: a resumed round decodes `params`.
+    /// The params [`sample`] was given, in rmcp's model, in place of `params`: the round that
+    /// asks answers with them and seals them straight to CBOR, and neither step goes through a
+    /// JSON value of them (nor a decode back, which buffers every message through serde's
+    /// untagged content, about 3 µs an ask).
     #[serde(skip)]
     pub(crate) sampling: Option<Box<rmcp::model::CreateMessageRequestParams>>,
+    /// A sampling ask's params as a continuation sealed them (CBOR, checked as JSON), in place
+    /// of `params`, still undecoded: a round that resumes with its answer never reads them, and
+    /// one that asks again decodes them first ([`InputRequest::unseal`]).
+    #[serde(skip)]
+    pub(crate) sealed: Option<Box<[u8]>>,
 }
 
 impl PartialEq for InputRequest {
+    /// Equal when they go on the wire alike, whichever form their params are held in.
     fn eq(&self, other: &Self) -> bool {
         self.method == other.method
             && self.form.map(KnownForm::id) == other.form.map(KnownForm::id)
             && self.message == other.message
-            && self.params == other.params
+            && self.json_params() == other.json_params()
     }
 }
 
@@ -63,7 +71,7 @@ impl Serialize for InputRequest {
         use serde::ser::SerializeMap;
         let mut map = serializer.serialize_map(None)?;
         map.serialize_entry("method", &self.method)?;
-        match (&self.params, self.form) {
+        match (self.json_params(), self.form) {
             (_, Some(form)) => map.serialize_entry(
                 "params",
                 &FormParams {
@@ -71,7 +79,7 @@ impl Serialize for InputRequest {
                     schema: form.schema(),
                 },
             )?,
-            (Some(params), None) => map.serialize_entry("params", params)?,
+            (Some(params), None) => map.serialize_entry("params", &*params)?,
             (None, None) => {}
         }
         map.end()
@@ -108,7 +116,70 @@ impl InputRequest {
             form: None,
             message: None,
             sampling: None,
+            sealed: None,
         }
+    }
+
+    /// A request whose params a continuation sealed as `cbor` (one CBOR item that
+    /// [`cbor::json::skip`] accepted), decoded only if the round asks it again.
+    pub(crate) fn sealed(method: InputMethod, cbor: &[u8]) -> Self {
+        InputRequest {
+            sealed: Some(cbor.into()),
+            ..InputRequest::new(method, None)
+        }
+    }
+
+    /// Appends the params as a continuation seals them (one CBOR item of JSON); `false` when
+    /// there are none. Params sealed before are copied as they are; typed params are written
+    /// through serde and checked to read back as JSON, and only what does not (a float JSON
+    /// cannot hold, which `serde_json` makes `null`) takes the way through a JSON value.
+    pub(crate) fn write_params(&self, out: &mut Vec<u8>) -> bool {
+        if let Some(cbor) = &self.sealed {
+            out.extend_from_slice(cbor);
+        } else if let Some(typed) = &self.sampling {
+            let start = out.len();
+            let direct = crate::cbor::to_vec(&**typed, out).is_ok() && {
+                let mut written = &out[start..];
+                crate::cbor::json::skip(&mut written).is_ok() && written.is_empty()
+            };
+            if !direct {
+                out.truncate(start);
+                let params = serde_json::to_value(&**typed).unwrap_or_else(|_| json!({}));
+                crate::cbor::json::write(out, &params);
+            }
+        } else if let Some(params) = &self.params {
+            crate::cbor::json::write(out, params);
+        } else {
+            return false;
+        }
+        true
+    }
+
+    /// Decodes params still held as sealed, before anything reads them by name: a round that
+    /// asks this again gates it on the capabilities and puts it on the wire.
+    pub(crate) fn unseal(&mut self) -> Result<(), String> {
+        if let Some(cbor) = self.sealed.take() {
+            let mut input = &cbor[..];
+            let params = crate::cbor::json::read(&mut input)?;
+            if !input.is_empty() {
+                return Err("bytes after a sealed request's params".into());
+            }
+            self.params = Some(params);
+        }
+        Ok(())
+    }
+
+    /// The params as JSON, whichever form they are held in (`None` for a known form's, which
+    /// are not a value, and for none).
+    pub(crate) fn json_params(&self) -> Option<Cow<'_, Value>> {
+        if let Some(params) = &self.params {
+            return Some(Cow::Borrowed(params));
+        }
+        if let Some(typed) = &self.sampling {
+            return serde_json::to_value(&**typed).ok().map(Cow::Owned);
+        }
+        let mut cbor = self.sealed.as_deref()?;
+        crate::cbor::json::read(&mut cbor).ok().map(Cow::Owned)
     }
 
     /// URL-mode elicitation (`params.mode == "url"`). A missing `mode` means form.
@@ -142,7 +213,9 @@ impl InputRequest {
             InputMethod::Sampling => {
                 Wire::CreateMessage(CreateMessageRequest::new(match self.sampling {
                     Some(typed) => *typed,
-                    None => serde_json::from_value(self.params.unwrap_or(Value::Null))?,
+                    None => serde_json::from_value(
+                        self.json_params().map_or(Value::Null, Cow::into_owned),
+                    )?,
                 }))
             }
             InputMethod::Roots => serde_json::from_value(serde_json::to_value(&self)?)?,
@@ -177,13 +250,23 @@ impl InputRequest {
                     .is_some_and(|context| *context != ContextInclusion::None),
             };
         }
+        let params = self.json_params();
+        let param = |name: &str| params.as_ref()?.get(name).filter(|v| !v.is_null());
         SamplingUses {
-            tools: self.param("tools").is_some_and(|v| !v.is_null())
-                || self.param("toolChoice").is_some_and(|v| !v.is_null()),
-            context: self
-                .param("includeContext")
+            tools: param("tools").is_some() || param("toolChoice").is_some(),
+            context: param("includeContext")
                 .and_then(Value::as_str)
                 .is_some_and(|c| c != "none"),
+        }
+    }
+
+    /// A sampling ask's params in rmcp's model, for a legacy client's `sampling/createMessage`.
+    pub(crate) fn sampling_params(
+        &self,
+    ) -> Result<rmcp::model::CreateMessageRequestParams, serde_json::Error> {
+        match &self.sampling {
+            Some(typed) => Ok((**typed).clone()),
+            None => serde_json::from_value(self.json_params().map_or(Value::Null, Cow::into_owned)),
         }
     }
 
@@ -205,12 +288,23 @@ impl InputRequest {
     /// schema shared.
     pub(crate) fn known_form(message: String, form: &'static KnownForm) -> Self {
         InputRequest {
-            method: InputMethod::Elicitation,
-            params: None,
             form: Some(form),
             message: Some(Value::String(message)),
-            sampling: None,
+            ..InputRequest::new(InputMethod::Elicitation, None)
         }
+    }
+}
+
+#[cfg(test)]
+impl InputRequest {
+    /// What a continuation sealed with this ask opens to: its params as sealed, undecoded.
+    pub(crate) fn resealed(&self) -> InputRequest {
+        let mut cbor = Vec::new();
+        assert!(self.write_params(&mut cbor), "no params to seal");
+        let mut rest = cbor.as_slice();
+        crate::cbor::json::skip(&mut rest).expect("sealed params read as JSON");
+        assert!(rest.is_empty(), "one item");
+        InputRequest::sealed(self.method, &cbor)
     }
 }
 
@@ -310,16 +404,10 @@ pub fn sample(
 ) -> Ask<rmcp::model::CreateMessageResult> {
     let mut typed = params;
     typed.meta = None;
-    let (params, typed) = match serde_json::to_value(&typed) {
-        Ok(params @ Value::Object(_)) => (params, Some(Box::new(typed))),
-        // rmcp's params always serialize to an object; keep whatever came out rather than panic,
-        // and answer with what it decodes to, as a resumed round would.
-        Ok(other) => (other, None),
-        Err(_) => (Value::Object(Map::new()), None),
-    };
-    let mut request = InputRequest::new(InputMethod::Sampling, Some(params));
-    request.sampling = typed;
-    Ask::from_request(request)
+    Ask::from_request(InputRequest {
+        sampling: Some(Box::new(typed)),
+        ..InputRequest::new(InputMethod::Sampling, None)
+    })
 }
 
 /// `roots/list`. Prefer tool arguments or configuration for filesystem boundaries (the porting
@@ -410,18 +498,59 @@ mod rmcp_model_tests {
         params.meta = Some(serde_json::from_value(json!({ "progressToken": 7 })).unwrap());
         let asked = sample(params).into_request();
         assert!(asked.sampling.is_some(), "the ask keeps its typed params");
-        // What a resumed round has: the params as sealed, without the typed copy.
-        let resumed = InputRequest::new(InputMethod::Sampling, asked.params.clone());
+        assert!(asked.params.is_none(), "and no JSON value of them");
+        // What a resumed round has: the params as sealed, without the typed copy, and then
+        // decoded, as a round that asks again decodes them.
+        let resumed = asked.resealed();
+        assert!(resumed.sealed.is_some() && resumed.params.is_none());
+        let mut unsealed = resumed.clone();
+        unsealed.unseal().unwrap();
+        assert!(unsealed.sealed.is_none() && unsealed.params.is_some());
         let wire = |request: &InputRequest| {
             serde_json::to_value(request.clone().into_rmcp().unwrap()).unwrap()
         };
-        assert_eq!(wire(&asked), wire(&resumed));
-        assert_eq!(wire(&asked), through_untagged(&resumed));
+        for other in [&resumed, &unsealed] {
+            assert_eq!(wire(&asked), wire(other));
+            assert_eq!(wire(&asked), through_untagged(other));
+            assert_eq!(&asked, other, "equal whichever form the params are in");
+        }
+        // The CBOR written through serde holds the JSON a value of the params would.
+        assert_eq!(
+            unsealed.params.as_ref(),
+            Some(&serde_json::to_value(asked.sampling.as_deref().unwrap()).unwrap())
+        );
         assert!(
             wire(&asked)["params"].get("_meta").is_none(),
             "{}",
             wire(&asked)
         );
+    }
+
+    /// A float JSON cannot hold is written by serde as CBOR `NaN`, which a sealed request may
+    /// not hold: those params are sealed through a JSON value, where it is `null`, as a legacy
+    /// client would receive it.
+    #[test]
+    fn typed_params_that_cbor_cannot_carry_as_json_are_sealed_through_a_value() {
+        use rmcp::model::SamplingMessage;
+        let params =
+            rmcp::model::CreateMessageRequestParams::new(vec![SamplingMessage::user_text("x")], 9)
+                .with_temperature(f32::NAN);
+        let asked = sample(params).into_request();
+        let mut unsealed = asked.resealed();
+        unsealed.unseal().unwrap();
+        let params = unsealed.params.as_ref().unwrap();
+        assert_eq!(params["temperature"], Value::Null, "{params}");
+        assert_eq!(params["maxTokens"], json!(9));
+        let wire = serde_json::to_value(unsealed.into_rmcp().unwrap()).unwrap();
+        assert!(wire["params"].get("temperature").is_none(), "{wire}");
+    }
+
+    #[test]
+    fn sealed_params_that_do_not_read_as_json_are_an_error_when_unsealed() {
+        for cbor in [&[0x9f, 0xff][..], &[0xf6, 0xf6][..], &[0x82, 0xf6][..]] {
+            let mut request = InputRequest::sealed(InputMethod::Sampling, cbor);
+            assert!(request.unseal().is_err(), "{cbor:02x?}");
+        }
     }
 
     #[test]

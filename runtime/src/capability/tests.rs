@@ -30,12 +30,15 @@ fn sampling(extra: Value) -> InputRequest {
     sample(serde_json::from_value(params).unwrap()).into_request()
 }
 
-/// The same ask twice: as `sample` builds it (typed params) and as a resumed continuation
-/// reads it back (its JSON params only). The gate must read both alike.
-fn sampling_both_ways(extra: Value) -> [InputRequest; 2] {
+/// The same ask three ways: as `sample` builds it (typed params), as a resumed continuation
+/// opens it (its params sealed, undecoded) and as a round that asks again decodes them (JSON
+/// params). The gate must read all three alike.
+fn sampling_both_ways(extra: Value) -> [InputRequest; 3] {
     let built = sampling(extra);
-    let resumed = InputRequest::new(InputMethod::Sampling, built.params.clone());
-    [built, resumed]
+    let resumed = built.resealed();
+    let mut decoded = resumed.clone();
+    decoded.unseal().unwrap();
+    [built, resumed, decoded]
 }
 
 fn required(declared: Value, requests: &[InputRequest]) -> Value {

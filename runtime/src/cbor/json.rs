@@ -107,6 +107,74 @@ fn read_at(input: &mut &[u8], depth: usize) -> Result<Value, String> {
     }
 }
 
+/// Steps over one value at the front of `input`, making every check [`read`] makes and building
+/// nothing: where a sealed value ends, and whether bytes written some other way (through serde)
+/// read back as JSON at all.
+pub(crate) fn skip(input: &mut &[u8]) -> Result<(), String> {
+    skip_at(input, 0)
+}
+
+fn skip_at(input: &mut &[u8], depth: usize) -> Result<(), String> {
+    if depth > MAX_DEPTH {
+        return Err(format!("nested deeper than {MAX_DEPTH} levels"));
+    }
+    let initial = take(input, 1)?[0];
+    let (major, minor) = (initial >> 5, initial & 0x1f);
+    if major == SIMPLE {
+        return read_simple(input, initial).map(drop);
+    }
+    let arg = argument(input, minor)?;
+    match major {
+        UNSIGNED => Ok(()),
+        NEGATIVE => i64::try_from(arg)
+            .map(drop)
+            .map_err(|_| "a negative integer below i64::MIN".to_owned()),
+        TEXT => text_slice(input, arg).map(drop),
+        ARRAY => (0..length(input, arg)?).try_for_each(|_| skip_at(input, depth + 1)),
+        MAP => {
+            let mut keys = DistinctKeys::default();
+            for _ in 0..length(input, arg)? {
+                let key_head = take(input, 1)?[0];
+                if key_head >> 5 != TEXT {
+                    return Err("a map key that is not text".into());
+                }
+                let key_len = argument(input, key_head & 0x1f)?;
+                keys.insert(text_slice(input, key_len)?)?;
+                skip_at(input, depth + 1)?;
+            }
+            Ok(())
+        }
+        _ => Err(format!("major type {major} is not JSON")),
+    }
+}
+
+/// The keys of one map seen so far, to refuse a duplicate without building the map: a handful
+/// on the stack, as every map a sealed request holds has, and a sorted list past them.
+#[derive(Default)]
+struct DistinctKeys<'a> {
+    near: [&'a str; 8],
+    count: usize,
+    more: Vec<&'a str>,
+}
+
+impl<'a> DistinctKeys<'a> {
+    fn insert(&mut self, key: &'a str) -> Result<(), String> {
+        let duplicate = || "a duplicate map key".to_owned();
+        let seen = self.count.min(self.near.len());
+        if self.near[..seen].contains(&key) {
+            return Err(duplicate());
+        }
+        if self.count < self.near.len() {
+            self.near[self.count] = key;
+        } else {
+            let at = self.more.binary_search(&key).err().ok_or_else(duplicate)?;
+            self.more.insert(at, key);
+        }
+        self.count += 1;
+        Ok(())
+    }
+}
+
 fn read_simple(input: &mut &[u8], initial: u8) -> Result<Value, String> {
     let float = match initial {
         FALSE => return Ok(Value::Bool(false)),
@@ -123,9 +191,13 @@ fn read_simple(input: &mut &[u8], initial: u8) -> Result<Value, String> {
 }
 
 fn text(input: &mut &[u8], len: u64) -> Result<String, String> {
+    text_slice(input, len).map(str::to_owned)
+}
+
+fn text_slice<'a>(input: &mut &'a [u8], len: u64) -> Result<&'a str, String> {
     let len = usize::try_from(len).map_err(|_| "a text longer than memory")?;
     let bytes = take(input, len)?;
-    String::from_utf8(bytes.to_vec()).map_err(|_| "text that is not UTF-8".to_owned())
+    std::str::from_utf8(bytes).map_err(|_| "text that is not UTF-8".to_owned())
 }
 
 #[cfg(test)]
@@ -189,6 +261,26 @@ mod tests {
         }
 
         #[test]
+        fn skip_steps_over_exactly_the_value(value in json_value()) {
+            let bytes = [encoded(&value), vec![0xf6]].concat();
+            let mut input = bytes.as_slice();
+            skip(&mut input).unwrap();
+            prop_assert_eq!(input, &[0xf6][..]);
+        }
+
+        /// Where a sealed request is only stepped over, it is read in full later: the two must
+        /// refuse the same bytes and stop at the same place.
+        #[test]
+        fn skip_refuses_what_read_refuses(bytes in prop::collection::vec(any::<u8>(), 0..64)) {
+            let (mut read_input, mut skip_input) = (bytes.as_slice(), bytes.as_slice());
+            let read_ok = read(&mut read_input).is_ok();
+            prop_assert_eq!(read_ok, skip(&mut skip_input).is_ok());
+            if read_ok {
+                prop_assert_eq!(read_input.len(), skip_input.len());
+            }
+        }
+
+        #[test]
         fn arbitrary_bytes_are_an_error_or_a_value_never_a_panic(bytes in prop::collection::vec(any::<u8>(), 0..64)) {
             let mut input = bytes.as_slice();
             let _ = read(&mut input);
@@ -244,9 +336,42 @@ mod tests {
         for (bytes, reason) in refused {
             let error = decoded(bytes).unwrap_err();
             assert!(error.contains(reason), "{bytes:02x?}: {error}");
+            let skipped = skip(&mut &bytes[..]).unwrap_err();
+            assert!(skipped.contains(reason), "skip {bytes:02x?}: {skipped}");
         }
         let huge_count = [0x9b, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff];
         assert!(decoded(&huge_count).unwrap_err().contains("truncated"));
+    }
+
+    #[test]
+    fn skip_finds_a_duplicate_key_past_the_ones_it_keeps_on_the_stack() {
+        let map = |keys: &[&str]| {
+            let object: Map<String, Value> = keys
+                .iter()
+                .map(|key| (key.to_string(), Value::Null))
+                .collect();
+            encoded(&Value::Object(object))
+        };
+        let keys: Vec<String> = (0..12).map(|n| format!("k{n:02}")).collect();
+        let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
+        let distinct = map(&keys);
+        assert!(skip(&mut distinct.as_slice()).is_ok());
+        // The same bytes with the eleventh key spelled as the fourth (and the ninth as the
+        // tenth): a `Map` cannot hold either duplicate, so they are written by hand.
+        for (from, to) in [("k10", "k03"), ("k08", "k09")] {
+            let at = distinct
+                .windows(3)
+                .position(|window| window == from.as_bytes())
+                .unwrap();
+            let mut twice = distinct.clone();
+            twice[at..at + 3].copy_from_slice(to.as_bytes());
+            assert!(
+                skip(&mut twice.as_slice())
+                    .unwrap_err()
+                    .contains("duplicate")
+            );
+            assert!(decoded(&twice).unwrap_err().contains("duplicate"));
+        }
     }
 
     #[test]
@@ -257,5 +382,8 @@ mod tests {
         assert!(decoded(&at_limit).is_ok());
         let very_deep = vec![0x81; 1_000_000];
         assert!(decoded(&very_deep).is_err());
+        assert!(skip(&mut deep.as_slice()).unwrap_err().contains("deeper"));
+        assert!(skip(&mut at_limit.as_slice()).is_ok());
+        assert!(skip(&mut very_deep.as_slice()).is_err());
     }
 }

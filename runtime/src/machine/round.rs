@@ -548,6 +548,12 @@ impl Round {
         };
         let carried = save_carried(slots, info, self.carried_cap())?;
         let fingerprint = step_fingerprint(info.layout, slots, info.mask);
+        // Asked again: params a resumed continuation kept sealed are gated and sent next.
+        for request in self.pending.values_mut() {
+            request.unseal().map_err(|reason| {
+                MrtrError::RejectedState(format!("claims: ask params: {reason}"))
+            })?;
+        }
         let Mode::Modern { runtime, binding } = self.mode else {
             return Err(MrtrError::Internal("a legacy round suspended".into()));
         };

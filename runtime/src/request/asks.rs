@@ -54,6 +54,11 @@ impl Asks {
         self.into_iter()
     }
 
+    /// The asks themselves, in key order, to change in place.
+    pub fn values_mut(&mut self) -> impl Iterator<Item = &mut InputRequest> {
+        self.0.iter_mut().map(|(_, request)| request)
+    }
+
     pub fn keys(&self) -> impl Iterator<Item = &String> {
         self.0.iter().map(|(key, _)| key)
     }

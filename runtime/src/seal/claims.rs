@@ -119,12 +119,10 @@ fn write(out: &mut Vec<u8>, stamp: &Stamp, continuation: &Continuation) -> Resul
             out.extend_from_slice(&form.id());
             continue;
         }
-        match &request.params {
-            Some(params) => {
-                out.push(method | METHOD_HAS_PARAMS);
-                cbor::json::write(out, params);
-            }
-            None => out.push(method),
+        let at = out.len();
+        out.push(method | METHOD_HAS_PARAMS);
+        if !request.write_params(out) {
+            out[at] = method;
         }
     }
     put_varint(out, continuation.answered.len() as u64);
@@ -149,6 +147,12 @@ pub(crate) fn decode(bytes: &[u8], format: StateFormat) -> Result<(Stamp, Contin
         };
         let request = match method & (METHOD_HAS_PARAMS | METHOD_KNOWN_FORM) {
             0 => with_params(None)?,
+            // Stepped over, not decoded: a round that resumes with the answer never reads them.
+            METHOD_HAS_PARAMS
+                if method & !METHOD_HAS_PARAMS == method_byte(InputMethod::Sampling) =>
+            {
+                InputRequest::sealed(InputMethod::Sampling, input.cbor_item("ask params")?)
+            }
             METHOD_HAS_PARAMS => with_params(Some(input.cbor("ask params")?))?,
             METHOD_KNOWN_FORM
                 if method & !METHOD_KNOWN_FORM == method_byte(InputMethod::Elicitation) =>
@@ -339,6 +343,13 @@ impl Reader<'_> {
 
     fn cbor(&mut self, what: &str) -> Result<Value, String> {
         cbor::json::read(&mut self.rest).map_err(|e| format!("{what}: {e}"))
+    }
+
+    /// The bytes of one CBOR item of JSON, checked as [`Self::cbor`] checks it but not decoded.
+    fn cbor_item(&mut self, what: &str) -> Result<&[u8], String> {
+        let item = self.rest;
+        cbor::json::skip(&mut self.rest).map_err(|e| format!("{what}: {e}"))?;
+        Ok(&item[..item.len() - self.rest.len()])
     }
 }
 
