@@ -2,7 +2,7 @@
 //! The capability predicates and the gate's `requiredCapabilities` (2026-07-28 spec, basic `_meta`: per-request client capabilities).
 
 use crate::capability::{ClientCaps, gate};
-use crate::request::{InputMethod, InputRequest};
+use crate::request::InputRequest;
 use crate::{MrtrError, elicit_url, elicit_with_schema, roots, sample};
 use serde_json::{Value, json};
 
