@@ -426,6 +426,69 @@ async fn sampling_and_roots_in_one_round_are_answered_together() {
     assert_eq!(both.modern.asked_keys(), [["listed", "said"]]);
 }
 
+/// A sampling ask's params travel sealed and are not decoded on a round that brings no answer
+/// for them: asked again, they must go out as the first round sent them, next to the answer
+/// the round did bring, kept.
+#[tokio::test]
+async fn a_resumed_sampling_ask_without_its_answer_is_asked_again_as_it_was_sent() {
+    let effects = Effects::default();
+    let session = connect(
+        gated(effects.clone()),
+        ScriptedClient::new(Caps::ALL),
+        Era::Modern,
+    )
+    .await;
+    let first = expect_input_required(
+        session
+            .round("sample_and_roots", json!({}), None, None)
+            .await,
+    );
+    let asked = |result: &rmcp::model::InputRequiredResult, key: &str| {
+        serde_json::to_value(&result.input_requests.as_ref().unwrap()[key]).unwrap()
+    };
+    let said = asked(&first, "said");
+    assert_eq!(said["params"]["messages"][0]["content"]["text"], "Say hi");
+
+    let only_roots = json!({"listed": {"roots": [{"uri": "file:///a"}]}});
+    let second = expect_input_required(
+        session
+            .round(
+                "sample_and_roots",
+                json!({}),
+                Some(only_roots),
+                first.request_state,
+            )
+            .await,
+    );
+    assert_eq!(keys_of(&second), ["said"]);
+    assert_eq!(
+        asked(&second, "said"),
+        said,
+        "the same request, decoded from the state"
+    );
+
+    let hi = json!({
+        "said": {
+            "role": "assistant",
+            "content": {"type": "text", "text": "hi"},
+            "model": "scripted",
+        }
+    });
+    let done = expect_complete(
+        session
+            .round(
+                "sample_and_roots",
+                json!({}),
+                Some(hi),
+                second.request_state,
+            )
+            .await,
+    );
+    assert_eq!(text_of(&done), "scripted 1");
+    assert_eq!(effects.all(), ["plan", "after"], "no code ran twice");
+    session.close().await;
+}
+
 #[tokio::test]
 async fn a_legacy_client_that_fails_the_request_reads_as_a_cancel() {
     let client = ScriptedClient::new(Caps::FORM_ONLY)
