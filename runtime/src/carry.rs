@@ -8,6 +8,8 @@
 //! Values are encoded as a sequence of CBOR items: self-describing (untagged enums,
 //! `serde_json::Value`, maps with non-string keys all round-trip) and compact.
 
+use std::any::TypeId;
+
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
@@ -80,20 +82,31 @@ impl<T> ErasedSlot for Slot<T> {
 /// step instead of code per slot: that code is what dominated a ported crate's build time.
 pub trait Slots {
     fn each(&mut self, f: &mut dyn FnMut(&mut dyn ErasedSlot));
+    /// The concrete type of these slots: it fixes their type names, so a step's fingerprint is
+    /// remembered by it instead of by walking the slots (see `fingerprint`).
+    fn type_key(&self) -> TypeId;
 }
 
-impl<T> Slots for Slot<T> {
+impl<T: 'static> Slots for Slot<T> {
     fn each(&mut self, f: &mut dyn FnMut(&mut dyn ErasedSlot)) {
         f(self)
+    }
+
+    fn type_key(&self) -> TypeId {
+        TypeId::of::<Self>()
     }
 }
 
 macro_rules! tuple_slots {
     ($($name:ident . $index:tt),*) => {
-        impl<$($name: Slots),*> Slots for ($($name,)*) {
+        impl<$($name: Slots + 'static),*> Slots for ($($name,)*) {
             #[allow(unused_variables)]
             fn each(&mut self, f: &mut dyn FnMut(&mut dyn ErasedSlot)) {
                 $(self.$index.each(f);)*
+            }
+
+            fn type_key(&self) -> TypeId {
+                TypeId::of::<Self>()
             }
         }
     };

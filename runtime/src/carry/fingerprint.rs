@@ -1,12 +1,9 @@
 //! A step's layout fingerprint, and what each thread remembers of the ones it took.
 
+use std::any::TypeId;
 use std::cell::RefCell;
 
 use super::{Slots, each_selected};
-
-/// Selected slots past this many are fingerprinted without the memo (a step rarely carries
-/// more than a handful).
-const MEMO_SLOTS: usize = 8;
 
 /// Fingerprints a thread keeps; past this the memo starts over (a server has as many steps as
 /// its handlers have, so it is never reached in practice).
@@ -15,27 +12,18 @@ const MEMO_ENTRIES: usize = 256;
 /// The layout fingerprint of one step: its layout string and the type names rustc inferred for
 /// the slots it carries. Taken on every seal and every open.
 ///
-/// The same step always hashes the same strings: its layout and its slots' type names are
-/// `'static`, so each thread remembers the hash by their addresses and hashes a step's strings
-/// once. The key is exact (two different strings never share an address), so the memo cannot
-/// answer for another layout; a type name placed twice in the binary only costs another entry.
+/// The same step always hashes the same strings: its layout is `'static` and its slots' type
+/// names follow from their concrete type, so each thread remembers the hash by the layout's
+/// address, the mask and the slots' `TypeId`, and hashes a step's strings once. The key is
+/// exact (two different strings never share an address, two slot types never share an id), so
+/// the memo cannot answer for another layout; a layout placed twice in the binary only costs
+/// another entry.
 pub(crate) fn step_fingerprint(layout: &'static str, slots: &mut dyn Slots, mask: u64) -> u64 {
-    let mut key = Key {
+    let key = Key {
         layout: (layout.as_ptr(), layout.len()),
         mask,
-        names: [(std::ptr::null(), 0); MEMO_SLOTS],
-        count: 0,
+        slots: slots.type_key(),
     };
-    each_selected(slots, mask, |_, slot| {
-        let name = slot.type_name();
-        if let Some(at) = key.names.get_mut(key.count) {
-            *at = (name.as_ptr(), name.len());
-        }
-        key.count += 1;
-    });
-    if key.count > MEMO_SLOTS {
-        return hashed(layout, slots, mask);
-    }
     MEMO.with_borrow_mut(|memo| {
         if let Some((_, fingerprint)) = memo.iter().find(|(known, _)| *known == key) {
             return *fingerprint;
@@ -49,13 +37,12 @@ pub(crate) fn step_fingerprint(layout: &'static str, slots: &mut dyn Slots, mask
     })
 }
 
-/// What a step's fingerprint is taken from, by address.
+/// What a step's fingerprint is taken from, by address and type.
 #[derive(PartialEq)]
 struct Key {
     layout: (*const u8, usize),
     mask: u64,
-    names: [(*const u8, usize); MEMO_SLOTS],
-    count: usize,
+    slots: TypeId,
 }
 
 thread_local! {
