@@ -14,6 +14,9 @@
 #   bash bench/flows/run.sh --smoke         # what CI runs: debug build, a few seconds a server,
 #                                           # fails unless every server completed flows, 0 errors
 #   bash bench/flows/run.sh --seconds 10    # more flags go to the load generator (src/bin/flows.rs)
+#   bash bench/flows/run.sh --flow summarize_incidents
+#                                           # one tool's flows only (repeatable): which tool a
+#                                           # difference between servers comes from
 #   bash bench/flows/run.sh --paired        # the servers of an era driven at the same time: the
 #                                           # steadier ratio on a shared machine
 #
