@@ -110,14 +110,11 @@ fn server_request(
             form.map_err(shape)?,
         )));
     }
-    let params = || {
-        request
-            .json_params()
-            .map_or_else(|| Value::Object(Default::default()), Cow::into_owned)
-    };
     Ok(match request.method {
         InputMethod::Elicitation => {
-            let mut params = params();
+            let mut params = request
+                .json_params()
+                .map_or_else(|| Value::Object(Default::default()), Cow::into_owned);
             if request.is_url_elicitation() {
                 // 2025-11-25 URL elicitation needs an id; 2026-07-28 dropped it.
                 if let Some(object) = params.as_object_mut() {

@@ -159,12 +159,7 @@ impl InputRequest {
     /// asks this again gates it on the capabilities and puts it on the wire.
     pub(crate) fn unseal(&mut self) -> Result<(), String> {
         if let Some(cbor) = self.sealed.take() {
-            let mut input = &cbor[..];
-            let params = crate::cbor::json::read(&mut input)?;
-            if !input.is_empty() {
-                return Err("bytes after a sealed request's params".into());
-            }
-            self.params = Some(params);
+            self.params = Some(read_sealed(&cbor)?);
         }
         Ok(())
     }
@@ -178,8 +173,7 @@ impl InputRequest {
         if let Some(typed) = &self.sampling {
             return serde_json::to_value(&**typed).ok().map(Cow::Owned);
         }
-        let mut cbor = self.sealed.as_deref()?;
-        crate::cbor::json::read(&mut cbor).ok().map(Cow::Owned)
+        read_sealed(self.sealed.as_deref()?).ok().map(Cow::Owned)
     }
 
     /// URL-mode elicitation (`params.mode == "url"`). A missing `mode` means form.
@@ -211,11 +205,9 @@ impl InputRequest {
                 Wire::Elicitation(ElicitRequest::new(params))
             }
             InputMethod::Sampling => {
-                Wire::CreateMessage(CreateMessageRequest::new(match self.sampling {
+                Wire::CreateMessage(CreateMessageRequest::new(match self.sampling.take() {
                     Some(typed) => *typed,
-                    None => serde_json::from_value(
-                        self.json_params().map_or(Value::Null, Cow::into_owned),
-                    )?,
+                    None => self.sampling_params()?,
                 }))
             }
             InputMethod::Roots => serde_json::from_value(serde_json::to_value(&self)?)?,
@@ -306,6 +298,16 @@ impl InputRequest {
         assert!(rest.is_empty(), "one item");
         InputRequest::sealed(self.method, &cbor)
     }
+}
+
+/// Params a continuation sealed: exactly one CBOR item of JSON.
+fn read_sealed(cbor: &[u8]) -> Result<Value, String> {
+    let mut input = cbor;
+    let params = crate::cbor::json::read(&mut input)?;
+    if !input.is_empty() {
+        return Err("bytes after a sealed request's params".into());
+    }
+    Ok(params)
 }
 
 /// rmcp's params of a known form's ask (the schema converted once per process).

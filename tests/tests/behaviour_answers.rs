@@ -121,10 +121,15 @@ fn server(effects: Effects) -> TestServer<Asker> {
 
 /// A modern session on a fresh server, plus its effect log.
 async fn modern() -> (Session, Effects) {
+    modern_on(server, Caps::FORM_ONLY).await
+}
+
+/// A modern session on a fresh `serve`r for a client declaring `caps`, plus its effect log.
+async fn modern_on(serve: fn(Effects) -> TestServer<Asker>, caps: Caps) -> (Session, Effects) {
     let effects = Effects::default();
     let session = connect(
-        server(effects.clone()),
-        ScriptedClient::new(Caps::FORM_ONLY),
+        serve(effects.clone()),
+        ScriptedClient::new(caps),
         Era::Modern,
     )
     .await;
@@ -431,13 +436,7 @@ async fn sampling_and_roots_in_one_round_are_answered_together() {
 /// the round did bring, kept.
 #[tokio::test]
 async fn a_resumed_sampling_ask_without_its_answer_is_asked_again_as_it_was_sent() {
-    let effects = Effects::default();
-    let session = connect(
-        gated(effects.clone()),
-        ScriptedClient::new(Caps::ALL),
-        Era::Modern,
-    )
-    .await;
+    let (session, effects) = modern_on(gated, Caps::ALL).await;
     let first = expect_input_required(
         session
             .round("sample_and_roots", json!({}), None, None)
