@@ -4,6 +4,8 @@
 //! `inputResponses` values carry no discriminator (the 2026-07-28 schema's `InputResponse` is an untagged union): each one is decoded by the
 //! method of the request its key was asked with, never by sniffing its shape.
 
+use std::any::Any;
+
 use serde::Deserialize as _;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
@@ -69,7 +71,7 @@ impl<T> Answer<T> {
 /// `Err` means the value is missing its expected shape (wrong type, undecodable content): the
 /// caller treats the key as unanswered and asks again. The value is attacker input, so every
 /// path here returns instead of panicking.
-pub fn decode<T: DeserializeOwned>(
+pub fn decode<T: DeserializeOwned + 'static>(
     request: &InputRequest,
     raw: &Value,
 ) -> Result<Answer<T>, String> {
@@ -144,10 +146,18 @@ fn elicited<'a>(request: &InputRequest, raw: &'a Value) -> Result<Elicited<'a>, 
 
 /// `CreateMessageResult`: the model's message. There is no refusal variant: a client that will
 /// not sample simply does not retry (spec, MRTR: the retry request).
-fn decode_sampling<T: DeserializeOwned>(raw: &Value) -> Result<Answer<T>, String> {
+fn decode_sampling<T: DeserializeOwned + 'static>(raw: &Value) -> Result<Answer<T>, String> {
     let result = rmcp::model::CreateMessageResult::deserialize(raw)
         .map_err(|e| format!("not a sampling result: {e}"))?;
     result.validate()?;
+    // `sample()` asks for rmcp's model itself: hand over the value just checked rather than
+    // decode the same answer a second time (rmcp's flattened content makes that the costly part).
+    let mut checked = Some(result);
+    if let Some(model) = (&mut checked as &mut dyn Any).downcast_mut::<Option<T>>()
+        && let Some(model) = model.take()
+    {
+        return Ok(Answer::Accept(model));
+    }
     T::deserialize(raw)
         .map(Answer::Accept)
         .map_err(|e| format!("sampling result does not decode: {e}"))

@@ -166,6 +166,35 @@ fn sampling_result_decodes_as_create_message_result() {
     );
 }
 
+/// The model is handed over from the validating decode; any other type is decoded from the raw
+/// answer. Both see the same checks and the same value.
+#[test]
+fn a_sampling_answer_decodes_alike_as_the_model_and_as_another_type() {
+    #[derive(Debug, Deserialize)]
+    struct JustTheModel {
+        model: String,
+    }
+    let raw = json!({
+        "role": "assistant",
+        "content": { "type": "text", "text": "Paris." },
+        "model": "test-model",
+        "stopReason": "endTurn",
+        "_meta": { "trace": "t-1" }
+    });
+    let Ok(Answer::Accept(model)) = decode::<CreateMessageResult>(&sampling(), &raw) else {
+        panic!("a well-formed sampling result must decode");
+    };
+    assert_eq!(model, CreateMessageResult::deserialize(&raw).unwrap());
+    let Ok(Answer::Accept(other)) = decode::<JustTheModel>(&sampling(), &raw) else {
+        panic!("a well-formed sampling result must decode as any type that fits it");
+    };
+    assert_eq!(other.model, "test-model");
+    let from_user =
+        json!({ "role": "user", "content": { "type": "text", "text": "hi" }, "model": "m" });
+    assert!(decode::<CreateMessageResult>(&sampling(), &from_user).is_err());
+    assert!(decode::<JustTheModel>(&sampling(), &from_user).is_err());
+}
+
 #[test]
 fn malformed_sampling_results_are_missing() {
     for raw in [

@@ -360,7 +360,7 @@ impl Round {
     /// Decodes the answer to `key`, from earlier partial rounds or from this request.
     ///
     /// A malformed value is dropped and reported as [`Missing`], so the key is asked again.
-    pub fn take<T: DeserializeOwned>(
+    pub fn take<T: DeserializeOwned + 'static>(
         &mut self,
         _marker: &PhantomData<T>,
         key: &str,
