@@ -17,6 +17,7 @@ use crate::bind::BindDigest;
 use crate::error::MrtrError;
 use crate::request::{Asks, InputRequest};
 
+mod base64url;
 mod bound;
 mod cipher;
 mod claims;

@@ -13,9 +13,7 @@
 //! is computed over the text. Together these make every byte of the token count: a flipped bit,
 //! a truncation or an appended suffix such as the conformance suite's `-TAMPERED` all fail.
 
-use base64::Engine as _;
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-
+use crate::seal::base64url;
 use crate::seal::keyring::{MAX_KID_LEN, is_kid_byte};
 use crate::seal::mode::{StateFormat, StateMode};
 
@@ -56,7 +54,7 @@ pub(crate) fn header(mode: StateMode, format: StateFormat, kid: &str) -> String 
 pub(crate) fn assemble(header: &str, body: &[u8]) -> String {
     let mut token = String::with_capacity(header.len() + body.len().div_ceil(3) * 4);
     token.push_str(header);
-    URL_SAFE_NO_PAD.encode_string(body, &mut token);
+    base64url::encode_into(body, &mut token);
     token
 }
 
@@ -78,9 +76,7 @@ pub(crate) fn parse(token: &str, mode: StateMode, min_body: usize) -> Result<Tok
         return Err("malformed key id".into());
     }
     let header = &token[..version_text.len() + kid.len() + 2];
-    let body = URL_SAFE_NO_PAD
-        .decode(body)
-        .map_err(|_| "body is not canonical unpadded base64url")?;
+    let body = base64url::decode(body).ok_or("body is not canonical unpadded base64url")?;
     if body.len() < min_body {
         return Err(format!(
             "body of {} bytes is shorter than the {min_body} bytes of nonce and tag",
