@@ -68,7 +68,10 @@ pub(crate) fn decode(text: &str) -> Option<Vec<u8>> {
         _ => return None,
     };
     let whole_bytes = text.len() / 4 * 3;
-    // Not `vec![0; n]`: that is `calloc`, code no other part of a round runs.
+    #[expect(
+        clippy::slow_vector_initialization,
+        reason = "`vec![0; n]` is `calloc`, code no other part of a round runs"
+    )]
     let mut bytes = Vec::with_capacity(whole_bytes + tail_bytes);
     bytes.resize(whole_bytes + tail_bytes, 0);
     let (whole, tail) = bytes.split_at_mut(whole_bytes);
