@@ -2,7 +2,7 @@
 //! [`Principal`], [`StepKey`]), era selection and opening the incoming state. The legacy server-initiated requests are in `live`.
 
 use std::collections::BTreeMap;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex};
 
 use futures::future::BoxFuture;
 use rmcp::handler::server::common::{AsRequestContext, FromContextPart};
@@ -40,15 +40,19 @@ pub struct Principal(pub String);
 /// check, before the body runs; it is `None` on a first round and on legacy sessions, where
 /// nothing is replayed.
 #[derive(Clone, Debug, Default)]
-pub struct StepKey(Arc<OnceLock<IdempotencyKey>>);
+// A lock rather than a `OnceLock`: the key is set once per round, and a `OnceLock` made per
+// round runs `Once`'s initialisation code every round; an uncontended lock is a few
+// instructions.
+pub struct StepKey(Arc<Mutex<Option<IdempotencyKey>>>);
 
 impl StepKey {
     pub fn get(&self) -> Option<IdempotencyKey> {
-        self.0.get().copied()
+        *crate::unpoisoned::lock(&self.0)
     }
 
+    /// The first key set is kept.
     pub(crate) fn set(&self, key: IdempotencyKey) {
-        let _ = self.0.set(key);
+        crate::unpoisoned::lock(&self.0).get_or_insert(key);
     }
 }
 

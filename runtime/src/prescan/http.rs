@@ -20,7 +20,7 @@
 
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, ready};
 
 use bytes::{Bytes, BytesMut};
@@ -134,8 +134,6 @@ struct Scan {
     prescan: Prescan,
     max_body_bytes: usize,
     finding: Mutex<Finding>,
-    /// What the pass over a body rmcp may read first counted; set before rmcp reads it.
-    bounds: OnceLock<RawBounds>,
 }
 
 /// The scan of the body a request came in, in its HTTP extensions (which rmcp hands to the
@@ -146,7 +144,10 @@ pub(crate) struct ScannedBody(Arc<Scan>);
 
 impl ScannedBody {
     pub(crate) fn bounds(&self) -> Option<RawBounds> {
-        self.0.bounds.get().copied()
+        match *self.0.lock() {
+            Finding::Unscanned(_, bounds) => Some(bounds),
+            Finding::Nothing | Finding::Refused(_) => None,
+        }
     }
 }
 
@@ -156,8 +157,10 @@ enum Finding {
     /// passed on past the size limit or after a read error, or it was scanned and passed.
     Nothing,
     /// The body went to rmcp unscanned, as rmcp may read it first: scanned only if rmcp
-    /// cannot decode it.
-    Unscanned(Bytes),
+    /// cannot decode it. With what the pass over it counted, set before rmcp reads it (kept
+    /// under the lock the finding needs anyway: a `OnceLock` of its own cost a per-request
+    /// `Once` and its code).
+    Unscanned(Bytes, RawBounds),
     /// The scan refused the body; rmcp was shown the stand-in.
     Refused(Vec<u8>),
 }
@@ -168,7 +171,6 @@ impl Scan {
             prescan,
             max_body_bytes,
             finding: Mutex::new(Finding::Nothing),
-            bounds: OnceLock::new(),
         })
     }
 
@@ -178,8 +180,7 @@ impl Scan {
     /// fit rmcp's model reach `StrictParams` as a custom request, which answers the same -32602.
     fn decide(&self, bytes: Bytes) -> Bytes {
         if let Some(bounds) = self.prescan.rmcp_may_read_first(&bytes) {
-            let _ = self.bounds.set(bounds);
-            *self.lock() = Finding::Unscanned(bytes.clone());
+            *self.lock() = Finding::Unscanned(bytes.clone(), bounds);
             return bytes;
         }
         match self.prescan.refusal(&bytes) {
@@ -195,7 +196,7 @@ impl Scan {
     fn refusal(&self) -> Option<Vec<u8>> {
         match std::mem::replace(&mut *self.lock(), Finding::Nothing) {
             Finding::Nothing => None,
-            Finding::Unscanned(bytes) => self.prescan.refusal(&bytes),
+            Finding::Unscanned(bytes, _) => self.prescan.refusal(&bytes),
             Finding::Refused(refusal) => Some(refusal),
         }
     }
@@ -568,7 +569,7 @@ mod tests {
         }
         let (fits, _, scan) = read_through(&[Some(b"abcd"), Some(b"ef")], 6).await;
         assert_eq!(fits, b"abcdef".to_vec());
-        assert!(matches!(*scan.lock(), Finding::Unscanned(_)));
+        assert!(matches!(*scan.lock(), Finding::Unscanned(..)));
     }
 
     #[tokio::test]
