@@ -153,8 +153,8 @@ fn decode_sampling<T: DeserializeOwned + 'static>(raw: &Value) -> Result<Answer<
     // `sample()` asks for rmcp's model itself: hand over the value just checked rather than
     // decode the same answer a second time (rmcp's flattened content makes that the costly part).
     let mut checked = Some(result);
-    if let Some(model) = (&mut checked as &mut dyn Any).downcast_mut::<Option<T>>()
-        && let Some(model) = model.take()
+    if let Some(slot) = (&mut checked as &mut dyn Any).downcast_mut::<Option<T>>()
+        && let Some(model) = slot.take()
     {
         return Ok(Answer::Accept(model));
     }
