@@ -190,25 +190,37 @@ impl InputRequest {
     /// in the flow benchmark.
     pub(crate) fn into_rmcp(mut self) -> Result<rmcp::model::InputRequest, serde_json::Error> {
         use rmcp::model::{CreateMessageRequest, ElicitRequest, InputRequest as Wire};
-        Ok(match self.method {
+        match self.method {
             InputMethod::Elicitation => {
-                let params = if let (Some(form), Some(Value::String(message))) =
-                    (self.form, &mut self.message)
-                {
-                    known_form_params(form, std::mem::take(message))?
-                } else {
-                    match self.form_params() {
-                        Some(form) => form?,
-                        None => serde_json::from_value(self.params.unwrap_or(Value::Null))?,
-                    }
-                };
-                Wire::Elicitation(ElicitRequest::new(params))
+                if let (Some(form), Some(Value::String(message))) = (self.form, &mut self.message) {
+                    let params = known_form_params(form, std::mem::take(message))?;
+                    return Ok(Wire::Elicitation(ElicitRequest::new(params)));
+                }
             }
             InputMethod::Sampling => {
-                Wire::CreateMessage(CreateMessageRequest::new(match self.sampling.take() {
-                    Some(typed) => *typed,
-                    None => self.sampling_params()?,
+                if let Some(typed) = self.sampling.take() {
+                    return Ok(Wire::CreateMessage(CreateMessageRequest::new(*typed)));
+                }
+            }
+            InputMethod::Roots => {}
+        }
+        self.into_rmcp_from_json()
+    }
+
+    /// [`Self::into_rmcp`] for every shape but a derived form and the params `sample` typed:
+    /// out of line, so that a round's common path does not run past serde's code for them.
+    #[inline(never)]
+    fn into_rmcp_from_json(self) -> Result<rmcp::model::InputRequest, serde_json::Error> {
+        use rmcp::model::{CreateMessageRequest, ElicitRequest, InputRequest as Wire};
+        Ok(match self.method {
+            InputMethod::Elicitation => {
+                Wire::Elicitation(ElicitRequest::new(match self.form_params() {
+                    Some(form) => form?,
+                    None => serde_json::from_value(self.params.unwrap_or(Value::Null))?,
                 }))
+            }
+            InputMethod::Sampling => {
+                Wire::CreateMessage(CreateMessageRequest::new(self.sampling_params()?))
             }
             InputMethod::Roots => serde_json::from_value(serde_json::to_value(&self)?)?,
         })
