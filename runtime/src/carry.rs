@@ -80,33 +80,28 @@ impl<T> ErasedSlot for Slot<T> {
 ///
 /// Keeping the save/restore loops here, behind `dyn`, leaves the generated body one call per
 /// step instead of code per slot: that code is what dominated a ported crate's build time.
-pub trait Slots {
+pub trait Slots: 'static {
     fn each(&mut self, f: &mut dyn FnMut(&mut dyn ErasedSlot));
+
     /// The concrete type of these slots: it fixes their type names, so a step's fingerprint is
     /// remembered by it instead of by walking the slots (see `fingerprint`).
-    fn type_key(&self) -> TypeId;
+    fn type_key(&self) -> TypeId {
+        TypeId::of::<Self>()
+    }
 }
 
 impl<T: 'static> Slots for Slot<T> {
     fn each(&mut self, f: &mut dyn FnMut(&mut dyn ErasedSlot)) {
         f(self)
     }
-
-    fn type_key(&self) -> TypeId {
-        TypeId::of::<Self>()
-    }
 }
 
 macro_rules! tuple_slots {
     ($($name:ident . $index:tt),*) => {
-        impl<$($name: Slots + 'static),*> Slots for ($($name,)*) {
+        impl<$($name: Slots),*> Slots for ($($name,)*) {
             #[allow(unused_variables)]
             fn each(&mut self, f: &mut dyn FnMut(&mut dyn ErasedSlot)) {
                 $(self.$index.each(f);)*
-            }
-
-            fn type_key(&self) -> TypeId {
-                TypeId::of::<Self>()
             }
         }
     };

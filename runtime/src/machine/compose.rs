@@ -147,10 +147,6 @@ impl Slots for FrameSlot {
     fn each(&mut self, f: &mut dyn FnMut(&mut dyn ErasedSlot)) {
         f(self)
     }
-
-    fn type_key(&self) -> std::any::TypeId {
-        std::any::TypeId::of::<Self>()
-    }
 }
 
 impl Frame {
