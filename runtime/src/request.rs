@@ -219,8 +219,12 @@ impl InputRequest {
                     None => serde_json::from_value(self.params.unwrap_or(Value::Null))?,
                 }))
             }
+            // Params decoded from a continuation (`unseal`) move into the decode, not a copy.
             InputMethod::Sampling => {
-                Wire::CreateMessage(CreateMessageRequest::new(self.sampling_params()?))
+                Wire::CreateMessage(CreateMessageRequest::new(match self.params {
+                    Some(params) => serde_json::from_value(params)?,
+                    None => self.sampling_params()?,
+                }))
             }
             InputMethod::Roots => serde_json::from_value(serde_json::to_value(&self)?)?,
         })
