@@ -66,64 +66,15 @@ impl<T> Answer<T> {
     }
 }
 
-/// One raw `inputResponses` value to decode: this request's own, taken (its strings and
-/// arrays move into the decoded answer instead of being copied, which for a long sampled text
-/// is most of the work), or one an earlier round kept, read where it lies.
-#[derive(Debug)]
-pub enum Raw<'a> {
-    Taken(Value),
-    Kept(&'a Value),
-}
-
-impl From<Value> for Raw<'_> {
-    fn from(value: Value) -> Self {
-        Raw::Taken(value)
-    }
-}
-
-impl<'a> From<&'a Value> for Raw<'a> {
-    fn from(value: &'a Value) -> Self {
-        Raw::Kept(value)
-    }
-}
-
-impl Raw<'_> {
-    fn get(&self) -> &Value {
-        match self {
-            Raw::Taken(value) => value,
-            Raw::Kept(value) => value,
-        }
-    }
-
-    /// The member `name` of an object (`null` when absent), taken out of a taken value.
-    fn member(self, name: &str) -> Self {
-        match self {
-            Raw::Taken(Value::Object(mut object)) => {
-                Raw::Taken(object.remove(name).unwrap_or(Value::Null))
-            }
-            Raw::Taken(_) => Raw::Taken(Value::Null),
-            Raw::Kept(value) => Raw::Kept(value.get(name).unwrap_or(&Value::Null)),
-        }
-    }
-
-    fn into_typed<T: DeserializeOwned>(self) -> Result<T, serde_json::Error> {
-        match self {
-            Raw::Taken(value) => T::deserialize(value),
-            Raw::Kept(value) => T::deserialize(value),
-        }
-    }
-}
-
 /// Decodes one raw `inputResponses` value against the request it answers.
 ///
 /// `Err` means the value is missing its expected shape (wrong type, undecodable content): the
 /// caller treats the key as unanswered and asks again. The value is attacker input, so every
 /// path here returns instead of panicking.
-pub fn decode<'a, T: DeserializeOwned + 'static>(
+pub fn decode<T: DeserializeOwned + 'static>(
     request: &InputRequest,
-    raw: impl Into<Raw<'a>>,
+    raw: &Value,
 ) -> Result<Answer<T>, String> {
-    let raw = raw.into();
     match request.method {
         InputMethod::Elicitation => decode_elicitation(request, raw),
         InputMethod::Sampling => decode_sampling(raw),
@@ -135,12 +86,12 @@ pub fn decode<'a, T: DeserializeOwned + 'static>(
 /// function for every answer type, not a copy per type in the hot code.
 fn decode_elicitation<T: DeserializeOwned>(
     request: &InputRequest,
-    raw: Raw<'_>,
+    raw: &Value,
 ) -> Result<Answer<T>, String> {
-    let decoded = match elicited(request, raw.get())? {
+    let decoded = match elicited(request, raw)? {
         Elicited::Decline => return Ok(Answer::Decline),
         Elicited::Cancel => return Ok(Answer::Cancel),
-        Elicited::Content => raw.member("content").into_typed(),
+        Elicited::Content(content) => T::deserialize(content),
         Elicited::Nothing => T::deserialize(Value::Null),
         Elicited::NoFields => T::deserialize(Value::Object(Map::new())),
     };
@@ -150,11 +101,10 @@ fn decode_elicitation<T: DeserializeOwned>(
 }
 
 /// What an elicitation answer asks to decode, once its action and form are checked.
-enum Elicited {
+enum Elicited<'a> {
     Decline,
     Cancel,
-    /// Its `content`, present and not `null`.
-    Content,
+    Content(&'a Value),
     /// A URL answer: nothing beyond the consent.
     Nothing,
     /// A form answer without content: an all-optional form still decodes from `{}`, a form
@@ -162,7 +112,7 @@ enum Elicited {
     NoFields,
 }
 
-fn elicited(request: &InputRequest, raw: &Value) -> Result<Elicited, String> {
+fn elicited<'a>(request: &InputRequest, raw: &'a Value) -> Result<Elicited<'a>, String> {
     let object = raw
         .as_object()
         .ok_or_else(|| format!("an elicitation answer must be an object, got {}", kind(raw)))?;
@@ -183,7 +133,7 @@ fn elicited(request: &InputRequest, raw: &Value) -> Result<Elicited, String> {
         // agreed to open the URL. An empty object is tolerated as "no content".
         return Ok(match content {
             Some(Value::Object(map)) if map.is_empty() => Elicited::Nothing,
-            Some(_) => Elicited::Content,
+            Some(content) => Elicited::Content(content),
             None => Elicited::Nothing,
         });
     }
@@ -191,47 +141,26 @@ fn elicited(request: &InputRequest, raw: &Value) -> Result<Elicited, String> {
         let empty = Value::Object(Map::new());
         crate::elicit::check_content(schema, content.unwrap_or(&empty))?;
     }
-    Ok(match content {
-        Some(_) => Elicited::Content,
-        None => Elicited::NoFields,
-    })
+    Ok(content.map_or(Elicited::NoFields, Elicited::Content))
 }
 
 /// `CreateMessageResult`: the model's message. There is no refusal variant: a client that will
 /// not sample simply does not retry (spec, MRTR: the retry request).
-fn decode_sampling<T: DeserializeOwned + 'static>(raw: Raw<'_>) -> Result<Answer<T>, String> {
-    // `sample()` asks for rmcp's model itself: the checked model is the answer, decoded once
-    // (rmcp's flattened content makes decoding the costly part), from the taken value.
-    if wants::<T, rmcp::model::CreateMessageResult>() {
-        let result = checked_sampling(raw.into_typed())?;
-        return Ok(Answer::Accept(handed_over(result)?));
+fn decode_sampling<T: DeserializeOwned + 'static>(raw: &Value) -> Result<Answer<T>, String> {
+    let result = rmcp::model::CreateMessageResult::deserialize(raw)
+        .map_err(|e| format!("not a sampling result: {e}"))?;
+    result.validate()?;
+    // `sample()` asks for rmcp's model itself: hand over the value just checked rather than
+    // decode the same answer a second time (rmcp's flattened content makes that the costly part).
+    let mut checked = Some(result);
+    if let Some(slot) = (&mut checked as &mut dyn Any).downcast_mut::<Option<T>>()
+        && let Some(model) = slot.take()
+    {
+        return Ok(Answer::Accept(model));
     }
-    checked_sampling(rmcp::model::CreateMessageResult::deserialize(raw.get()))?;
-    raw.into_typed()
+    T::deserialize(raw)
         .map(Answer::Accept)
         .map_err(|e| format!("sampling result does not decode: {e}"))
-}
-
-fn checked_sampling(
-    decoded: Result<rmcp::model::CreateMessageResult, serde_json::Error>,
-) -> Result<rmcp::model::CreateMessageResult, String> {
-    let result = decoded.map_err(|e| format!("not a sampling result: {e}"))?;
-    result.validate()?;
-    Ok(result)
-}
-
-/// Whether the answer type `T` is rmcp's model `M`, which the checks decode anyway.
-fn wants<T: 'static, M: 'static>() -> bool {
-    std::any::TypeId::of::<T>() == std::any::TypeId::of::<M>()
-}
-
-/// `model` as the answer type `T` that [`wants`] found it is.
-fn handed_over<T: 'static, M: 'static>(model: M) -> Result<T, String> {
-    let mut model = Some(model);
-    (&mut model as &mut dyn Any)
-        .downcast_mut::<Option<T>>()
-        .and_then(Option::take)
-        .ok_or_else(|| "an answer type changed while it was decoded".to_owned())
 }
 
 /// `ListRootsResult`. Every root MUST be a `file://` URI (spec, roots: `Root.uri`); a root that is not one is
@@ -241,8 +170,8 @@ fn handed_over<T: 'static, M: 'static>(model: M) -> Result<T, String> {
 /// cannot use as a filesystem boundary grants nothing when it is left out. Refusing the whole
 /// answer instead would ask again, and a client that answered with an `https://` root once
 /// answers the same way every round: the call could never finish.
-fn decode_roots<T: DeserializeOwned + 'static>(raw: Raw<'_>) -> Result<Answer<T>, String> {
-    let mut result = rmcp::model::ListRootsResult::deserialize(raw.get())
+fn decode_roots<T: DeserializeOwned>(raw: &Value) -> Result<Answer<T>, String> {
+    let mut result = rmcp::model::ListRootsResult::deserialize(raw)
         .map_err(|e| format!("not a roots result: {e}"))?;
     let before = result.roots.len();
     result.roots.retain(|root| {
@@ -252,18 +181,13 @@ fn decode_roots<T: DeserializeOwned + 'static>(raw: Raw<'_>) -> Result<Answer<T>
         }
         usable
     });
-    // `roots()` asks for rmcp's model itself: the filtered model is the answer.
-    if wants::<T, rmcp::model::ListRootsResult>() {
-        return Ok(Answer::Accept(handed_over(result)?));
-    }
-    let decoded = if result.roots.len() == before {
-        raw.into_typed()
+    let value = if result.roots.len() == before {
+        raw.clone()
     } else {
-        let filtered = serde_json::to_value(&result)
-            .map_err(|e| format!("roots result does not re-encode: {e}"))?;
-        T::deserialize(filtered)
+        serde_json::to_value(&result)
+            .map_err(|e| format!("roots result does not re-encode: {e}"))?
     };
-    decoded
+    T::deserialize(value)
         .map(Answer::Accept)
         .map_err(|e| format!("roots result does not decode: {e}"))
 }
@@ -314,18 +238,6 @@ mod tests {
             uris(decode(&request, &raw)),
             ["file:///repo", "file:///docs"]
         );
-    }
-
-    #[test]
-    fn roots_decoded_as_another_type_are_filtered_the_same_whether_taken_or_kept() {
-        let request = roots().into_request();
-        let raw = json!({"roots": [{"uri": "https://evil.example/"}, {"uri": "file:///repo"}]});
-        let expected = json!({"roots": [{"uri": "file:///repo"}]});
-        assert_eq!(
-            decode::<Value>(&request, &raw),
-            Ok(Answer::Accept(expected.clone()))
-        );
-        assert_eq!(decode::<Value>(&request, raw), Ok(Answer::Accept(expected)));
     }
 
     #[test]

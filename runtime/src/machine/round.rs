@@ -15,7 +15,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use crate::answer::{self, Answer, Raw};
+use crate::answer::{self, Answer};
 use crate::capability::{self, ClientCaps};
 use crate::carry::{Slots, each_selected, step_fingerprint};
 use crate::error::MrtrError;
@@ -383,7 +383,7 @@ impl Round {
     fn take_erased(
         &mut self,
         key: &str,
-        decode: &mut dyn FnMut(&InputRequest, Raw<'_>) -> Result<(), String>,
+        decode: &mut dyn FnMut(&InputRequest, &Value) -> Result<(), String>,
     ) -> Result<Option<Refusal>, Missing> {
         let wire = self.wire_key(key);
         let key: &str = &wire;
@@ -397,22 +397,17 @@ impl Round {
             }));
         }
         if let Some(raw) = self.answered.get(key)
-            && decode(request, Raw::Kept(raw)).is_ok()
+            && decode(request, raw).is_ok()
         {
             return Ok(None);
         }
         let raw = self.incoming.remove(key).ok_or(Missing)?;
-        // A valid answer is kept for the step's other asks: if one of them is still missing,
-        // the step is asked again and carries it. The only ask of a step completes it (its arm
-        // settles next), so there is nothing to keep it for, and the answer is taken.
-        let decoded = if self.pending.len() > 1 {
-            decode(request, Raw::Kept(&raw)).map(|()| Some(raw))
-        } else {
-            decode(request, Raw::Taken(raw)).map(|()| None)
-        };
-        match decoded {
-            Ok(kept) => {
-                if let Some(raw) = kept {
+        match decode(request, &raw) {
+            Ok(()) => {
+                // A valid answer is kept for the step's other asks: if one of them is still
+                // missing, the step is asked again and carries it. The only ask of a step
+                // completes it (its arm settles next), so there is nothing to keep it for.
+                if self.pending.len() > 1 {
                     self.answered.insert(key.to_owned(), raw);
                 }
                 Ok(None)
