@@ -27,13 +27,19 @@ const SEXTETS: [u8; 256] = {
     table
 };
 
+/// The length of the text that encodes `len` bytes: four characters a whole group of three,
+/// two or three for a final one or two bytes (no padding).
+pub(crate) fn encoded_len(len: usize) -> usize {
+    (len * 4).div_ceil(3)
+}
+
 /// Appends `bytes`, encoded, to `out`.
 pub(crate) fn encode_into(bytes: &[u8], out: &mut String) {
     let char_of = |sextet: u32| ALPHABET[(sextet & 63) as usize];
     // Written in place as bytes: pushing `char`s one at a time cost four times the instructions.
     let mut text = std::mem::take(out).into_bytes();
     let start = text.len();
-    text.resize(start + bytes.len() / 3 * 4 + [0, 2, 3][bytes.len() % 3], 0);
+    text.resize(start + encoded_len(bytes.len()), 0);
     let (whole, tail) = text[start..].split_at_mut(bytes.len() / 3 * 4);
     let mut groups = bytes.chunks_exact(3);
     for (group, chars) in (&mut groups).zip(whole.chunks_exact_mut(4)) {
@@ -122,6 +128,7 @@ mod tests {
     fn encoded(bytes: &[u8]) -> String {
         let mut text = String::new();
         encode_into(bytes, &mut text);
+        assert_eq!(text.len(), encoded_len(bytes.len()));
         text
     }
 

@@ -190,7 +190,8 @@ impl Sealer {
         })?;
         // Refused from the claims' size, before they are encrypted and base64-encoded: a 3 MB
         // local costs one copy of itself to find out it is too big, not an 8 MB token.
-        let token_len = header.len() + base64_len(cipher::min_body_len(inner.mode) + claims.len());
+        let token_len =
+            header.len() + base64url::encoded_len(cipher::min_body_len(inner.mode) + claims.len());
         if token_len > inner.max_bytes {
             return Err(too_large(continuation, token_len, inner.max_bytes));
         }
@@ -319,11 +320,6 @@ impl Sealer {
     pub fn ttl(&self) -> std::time::Duration {
         std::time::Duration::from_secs(self.inner.ttl_secs)
     }
-}
-
-/// Unpadded base64 of `len` bytes.
-fn base64_len(len: usize) -> usize {
-    (len * 4).div_ceil(3)
 }
 
 /// The precise reason goes to the operator's log; the client gets a generic error.

@@ -52,7 +52,7 @@ pub(crate) fn header(mode: StateMode, format: StateFormat, kid: &str) -> String 
 }
 
 pub(crate) fn assemble(header: &str, body: &[u8]) -> String {
-    let mut token = String::with_capacity(header.len() + body.len().div_ceil(3) * 4);
+    let mut token = String::with_capacity(header.len() + base64url::encoded_len(body.len()));
     token.push_str(header);
     base64url::encode_into(body, &mut token);
     token
